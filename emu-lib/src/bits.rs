@@ -1,0 +1,240 @@
+//! Fixed-width values: the one trait every header field and every state element's key and
+//! value implements.
+//!
+//! The width a Rust type carries is the width the hardware gets: a `u48` MAC address is 48
+//! wires, a `u4` IHL is 4. Arbitrary widths come from the [`arbitrary_int`] crate (`u1` …
+//! `u127`), re-exported here and in the prelude.
+
+use arbitrary_int::UInt;
+
+/// A value of a fixed number of bits.
+///
+/// The big-endian byte form ([`Bits::write_be`], [`Bits::read_be`]) is what hashes, keys and
+/// the debug channel see; it is `ceil(WIDTH / 8)` bytes long with the value right-aligned.
+pub trait Bits: Copy + Default + PartialEq + Eq {
+    /// Width in bits.
+    const WIDTH: usize;
+    /// Length of the big-endian byte form.
+    const BYTES: usize = (Self::WIDTH + 7) / 8;
+    /// Writes the value big-endian into `out[..Self::BYTES]`.
+    fn write_be(&self, out: &mut [u8]);
+    /// Reads a value from `bytes[..Self::BYTES]`; bits above `WIDTH` are ignored.
+    fn read_be(bytes: &[u8]) -> Self;
+}
+
+/// A [`Bits`] value of at most 64 bits, which header fields are made of.
+pub trait Scalar: Bits {
+    /// The value, zero-extended.
+    fn to_u64(self) -> u64;
+    /// The low `WIDTH` bits of `v`; the rest are dropped.
+    fn from_u64_masked(v: u64) -> Self;
+}
+
+macro_rules! impl_native {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            const WIDTH: usize = <$t>::BITS as usize;
+            #[inline]
+            fn write_be(&self, out: &mut [u8]) {
+                out[..Self::BYTES].copy_from_slice(&self.to_be_bytes());
+            }
+            #[inline]
+            fn read_be(bytes: &[u8]) -> Self {
+                let mut b = [0u8; Self::BYTES];
+                b.copy_from_slice(&bytes[..Self::BYTES]);
+                <$t>::from_be_bytes(b)
+            }
+        }
+    )*};
+}
+impl_native!(u8, u16, u32, u64, u128);
+
+macro_rules! impl_scalar_native {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            #[inline]
+            fn to_u64(self) -> u64 { self as u64 }
+            #[inline]
+            fn from_u64_masked(v: u64) -> Self { v as $t }
+        }
+    )*};
+}
+impl_scalar_native!(u8, u16, u32, u64);
+
+impl Bits for bool {
+    const WIDTH: usize = 1;
+    fn write_be(&self, out: &mut [u8]) {
+        out[0] = *self as u8;
+    }
+    fn read_be(bytes: &[u8]) -> Self {
+        bytes[0] & 1 == 1
+    }
+}
+
+impl Scalar for bool {
+    #[inline]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn from_u64_masked(v: u64) -> Self {
+        v & 1 == 1
+    }
+}
+
+/// Reads `n` big-endian bytes (n ≤ 16) into the low bits of a `u128`.
+fn read_u128(bytes: &[u8], n: usize) -> u128 {
+    bytes[..n].iter().fold(0u128, |acc, &b| (acc << 8) | b as u128)
+}
+
+macro_rules! impl_uint {
+    ($($t:ty),*) => {$(
+        impl<const N: usize> Bits for UInt<$t, N> {
+            const WIDTH: usize = N;
+            fn write_be(&self, out: &mut [u8]) {
+                let v = self.value() as u128;
+                for i in 0..Self::BYTES {
+                    out[i] = (v >> (8 * (Self::BYTES - 1 - i))) as u8;
+                }
+            }
+            fn read_be(bytes: &[u8]) -> Self {
+                Self::extract_u128(read_u128(bytes, Self::BYTES), 0)
+            }
+        }
+    )*};
+}
+impl_uint!(u8, u16, u32, u64, u128);
+
+macro_rules! impl_scalar_uint {
+    ($($t:ty),*) => {$(
+        impl<const N: usize> Scalar for UInt<$t, N> {
+            #[inline]
+            fn to_u64(self) -> u64 { self.value() as u64 }
+            #[inline]
+            fn from_u64_masked(v: u64) -> Self { Self::extract_u64(v, 0) }
+        }
+    )*};
+}
+impl_scalar_uint!(u8, u16, u32, u64);
+
+/// A byte string of fixed length `N` (a memcached key, a DNS name): a value of `8 × N` bits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct Bytes<const N: usize>(pub [u8; N]);
+
+impl<const N: usize> Default for Bytes<N> {
+    fn default() -> Self {
+        Bytes([0; N])
+    }
+}
+
+impl<const N: usize> Bits for Bytes<N> {
+    const WIDTH: usize = 8 * N;
+    fn write_be(&self, out: &mut [u8]) {
+        out[..N].copy_from_slice(&self.0);
+    }
+    fn read_be(bytes: &[u8]) -> Self {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&bytes[..N]);
+        Bytes(a)
+    }
+}
+
+/// Reads the big-endian bit field `[bit_offset, bit_offset + width)` of `buf`, `width ≤ 64`.
+///
+/// Bytes past the end of `buf` read as 0, so a view over a short buffer never panics: this is
+/// the rule "reads past the packet's end return 0" of the programming model.
+#[inline(always)]
+pub fn read_field(buf: &[u8], bit_offset: usize, width: usize) -> u64 {
+    debug_assert!(width >= 1 && width <= 64);
+    let first = bit_offset / 8;
+    let last = (bit_offset + width - 1) / 8;
+    let mut acc: u128 = 0;
+    if last < buf.len() {
+        for b in &buf[first..=last] {
+            acc = (acc << 8) | *b as u128;
+        }
+    } else {
+        for i in first..=last {
+            acc = (acc << 8) | buf.get(i).copied().unwrap_or(0) as u128;
+        }
+    }
+    let tail = (last + 1) * 8 - (bit_offset + width);
+    ((acc >> tail) & mask(width)) as u64
+}
+
+/// Writes `value` into the big-endian bit field `[bit_offset, bit_offset + width)` of `buf`.
+///
+/// Bits of the value above `width` are dropped; bytes past the end of `buf` are not written.
+#[inline(always)]
+pub fn write_field(buf: &mut [u8], bit_offset: usize, width: usize, value: u64) {
+    debug_assert!(width >= 1 && width <= 64);
+    let first = bit_offset / 8;
+    let last = (bit_offset + width - 1) / 8;
+    let tail = (last + 1) * 8 - (bit_offset + width);
+    let field_mask = mask(width) << tail;
+    let bits = ((value as u128) << tail) & field_mask;
+    let n = last - first + 1;
+    for k in 0..n {
+        let i = first + k;
+        let shift = 8 * (n - 1 - k);
+        if let Some(b) = buf.get_mut(i) {
+            let m = (field_mask >> shift) as u8;
+            *b = (*b & !m) | ((bits >> shift) as u8 & m);
+        }
+    }
+}
+
+#[inline(always)]
+fn mask(width: usize) -> u128 {
+    (1u128 << width) - 1
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use arbitrary_int::{u13, u4, u48};
+
+    #[test]
+    fn fields_read_big_endian_bits() {
+        let buf = [0x45, 0x00, 0x40, 0x01];
+        assert_eq!(read_field(&buf, 0, 4), 4);
+        assert_eq!(read_field(&buf, 4, 4), 5);
+        assert_eq!(read_field(&buf, 19, 13), 0x0001);
+        assert_eq!(read_field(&buf, 17, 1), 1);
+        assert_eq!(read_field(&buf, 0, 32), 0x4500_4001);
+    }
+
+    #[test]
+    fn reads_past_end_are_zero() {
+        let buf = [0xff];
+        assert_eq!(read_field(&buf, 0, 16), 0xff00);
+        assert_eq!(read_field(&buf, 64, 48), 0);
+        assert_eq!(read_field(&[], 0, 8), 0);
+    }
+
+    #[test]
+    fn writes_touch_only_the_field() {
+        let mut buf = [0xffu8; 4];
+        write_field(&mut buf, 19, 13, 0);
+        assert_eq!(buf, [0xff, 0xff, 0xe0, 0x00]);
+        write_field(&mut buf, 4, 4, 0x1f); // high bit dropped
+        assert_eq!(buf, [0xff, 0xff, 0xe0, 0x00]);
+        write_field(&mut buf, 4, 4, 0x0);
+        assert_eq!(buf, [0xf0, 0xff, 0xe0, 0x00]);
+        let mut short = [0u8; 1];
+        write_field(&mut short, 0, 16, 0xabcd);
+        assert_eq!(short, [0xab]);
+    }
+
+    #[test]
+    fn byte_forms_round_trip() {
+        let mut out = [0u8; 6];
+        u48::new(0x0102_0304_0506).write_be(&mut out);
+        assert_eq!(out, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(u48::read_be(&out), u48::new(0x0102_0304_0506));
+        assert_eq!(<u13 as Bits>::BYTES, 2);
+        assert_eq!(u13::read_be(&[0xff, 0xff]), u13::new(0x1fff));
+        assert_eq!(u4::from_u64_masked(0x35), u4::new(5));
+        assert_eq!(<Bytes<32> as Bits>::WIDTH, 256);
+    }
+}

@@ -1,0 +1,124 @@
+//! The network-function trait and the descriptor a target uses to find, configure and build an
+//! NF by name.
+
+use crate::action::Action;
+use crate::packet::{Meta, Packet};
+use core::fmt;
+use std::collections::BTreeMap;
+
+/// A network function: state plus a per-packet function.
+///
+/// The CPU target's run of `process` **is** the semantics every other target reproduces.
+pub trait NetworkFunction {
+    /// Decides what happens to `pkt`, which came in as `meta` describes. The NF may edit the
+    /// packet's window, shorten it, or rewrite it into a reply.
+    fn process(&mut self, pkt: &mut Packet<'_>, meta: &Meta) -> Action;
+}
+
+/// A run-time option of an NF, given on the command line as `--NAME VALUE`.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    /// Option name, e.g. `"ip"`.
+    pub name: &'static str,
+    /// What the option sets, one line.
+    pub help: &'static str,
+    /// The value used when the option is not given; `None` makes it required.
+    pub default: Option<&'static str>,
+}
+
+/// Values of an NF's [`Param`]s, as text, checked and converted by the NF.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    values: BTreeMap<String, String>,
+}
+
+/// A configuration error: what was wrong and what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// An empty configuration (every parameter at its default).
+    pub fn new() -> Config {
+        Config::default()
+    }
+
+    /// Sets parameter `name` to `value`.
+    pub fn set(&mut self, name: &str, value: &str) -> &mut Config {
+        self.values.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// The value of `param`: the one set, else its default.
+    pub fn raw(&self, param: &Param) -> Result<&str, ConfigError> {
+        match (self.values.get(param.name), param.default) {
+            (Some(v), _) => Ok(v),
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(ConfigError(format!("--{} is required: {}", param.name, param.help))),
+        }
+    }
+
+    /// The value of `param` parsed as `T`; a parse failure names the option and the value.
+    pub fn get<T>(&self, param: &Param) -> Result<T, ConfigError>
+    where
+        T: core::str::FromStr,
+        T::Err: fmt::Display,
+    {
+        let raw = self.raw(param)?;
+        raw.parse().map_err(|e| ConfigError(format!("--{} {raw}: {e}", param.name)))
+    }
+}
+
+/// Everything a target needs to know to run an NF it finds by name.
+#[derive(Clone, Copy)]
+pub struct NfDescriptor {
+    /// The NF's name on the command line, e.g. `"learning-switch"`.
+    pub name: &'static str,
+    /// One line saying what it does.
+    pub summary: &'static str,
+    /// Number of ports it is built for (the CPU target may be told to use another number).
+    pub ports: usize,
+    /// Size of the header window in bytes.
+    pub window: usize,
+    /// Its run-time options.
+    pub params: &'static [Param],
+    /// Builds an instance from a configuration.
+    pub build: fn(&Config) -> Result<Box<dyn NetworkFunction + Send>, ConfigError>,
+}
+
+impl fmt::Debug for NfDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NfDescriptor")
+            .field("name", &self.name)
+            .field("ports", &self.ports)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    const IP: Param = Param { name: "ip", help: "address to answer for", default: Some("10.0.0.1") };
+    const MAC: Param = Param { name: "mac", help: "our MAC", default: None };
+
+    #[test]
+    fn defaults_overrides_and_errors() {
+        let mut c = Config::new();
+        assert_eq!(c.get::<crate::Ipv4Addr>(&IP).unwrap().to_string(), "10.0.0.1");
+        c.set("ip", "10.9.9.9");
+        assert_eq!(c.get::<crate::Ipv4Addr>(&IP).unwrap().to_string(), "10.9.9.9");
+        c.set("ip", "ten");
+        let e = c.get::<crate::Ipv4Addr>(&IP).unwrap_err().0;
+        assert!(e.starts_with("--ip ten: `ten` is not an IPv4 address"), "{e}");
+        assert_eq!(c.raw(&MAC).unwrap_err().0, "--mac is required: our MAC");
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Emu's build and tests need. Idempotent: packages
+# already present are not reinstalled, and apt is only consulted when one is missing.
+set -euo pipefail
+
+PACKAGES=(
+  libpcap-dev      # the `pcap` crate links libpcap
+  tcpdump          # tests check that output pcaps read back with `tcpdump -r`
+  tshark           # tests decode replies and check checksums with tshark
+  iproute2         # live tests build veth pairs and network namespaces
+  iputils-ping     # live tests ping through the NF
+  ethtool          # checksum offload off on test interfaces
+  util-linux       # setpriv: tests run the tool without privileges
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all Debian packages present"
+fi

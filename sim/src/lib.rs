@@ -1,0 +1,84 @@
+//! Emu's cross-target simulator: runs one NF through several tiers on the same traffic and
+//! diffs their outputs (DESIGN §6).
+//!
+//! Today this crate names the tiers and knows which exist; the IR interpreter, the cycle model
+//! and the Verilator harness arrive with the HLS compiler and simulator issues. The `cpu` tier
+//! is the CPU target itself (`emu-cpu`).
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+use core::fmt;
+use core::str::FromStr;
+
+/// A simulation tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tier {
+    /// The native CPU target: the reference semantics.
+    Cpu,
+    /// Untimed interpretation of the HLS IR.
+    Ir,
+    /// The scheduled FSM stepped in Rust, cycle by cycle.
+    Cycle,
+    /// The generated Verilog under Verilator.
+    Verilator,
+}
+
+impl Tier {
+    /// Every tier, in the order they are run and reported.
+    pub const ALL: [Tier; 4] = [Tier::Cpu, Tier::Ir, Tier::Cycle, Tier::Verilator];
+
+    /// The tier's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Cpu => "cpu",
+            Tier::Ir => "ir",
+            Tier::Cycle => "cycle",
+            Tier::Verilator => "verilator",
+        }
+    }
+
+    /// Whether this build can run the tier.
+    pub fn is_available(self) -> bool {
+        matches!(self, Tier::Cpu)
+    }
+
+    /// What an unavailable tier is waiting for.
+    pub fn not_yet_because(self) -> &'static str {
+        match self {
+            Tier::Cpu => "it is available",
+            Tier::Ir => "it needs the HLS compiler's IR",
+            Tier::Cycle => "it needs the HLS compiler's scheduled FSM",
+            Tier::Verilator => "it needs the HLS compiler's Verilog and the Verilator harness",
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Tier {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Tier, String> {
+        Tier::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| format!("unknown tier `{s}`; tiers are cpu, ir, cycle, verilator"))
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in Tier::ALL {
+            assert_eq!(t.name().parse::<Tier>(), Ok(t));
+        }
+        assert!("fpga".parse::<Tier>().unwrap_err().contains("tiers are cpu"));
+        assert!(Tier::Cpu.is_available() && !Tier::Verilator.is_available());
+    }
+}

@@ -1,0 +1,188 @@
+//! Command-line parsing. Each verb's work lives in `commands/`.
+
+use crate::commands;
+use crate::registry::Registry;
+use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use emu::{Config, NfDescriptor};
+use emu_cpu::InputSpec;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  emu list
+  emu run learning-switch --in examples/mixed.pcapng --out out/
+  emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
+  emu run learning-switch --iface veth0,veth1,veth2
+  emu sim learning-switch --target cpu --in examples/mixed.pcapng --out sim-out/
+  emu new my-nf";
+
+/// Emu: write a network function once in Rust; run it on the CPU, in Mininet and as hardware.
+#[derive(Parser)]
+#[command(name = "emu", version, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    verb: Verb,
+}
+
+#[derive(Subcommand)]
+enum Verb {
+    /// List the network functions this tool knows, with their ports and options
+    #[command(after_help = "Example:\n  emu list")]
+    List,
+    /// Scaffold a new NF crate that builds, runs on the example pcap and passes its own test
+    #[command(after_help = "Example:\n  emu new rate-limiter --dir ~/nfs/rate-limiter\n  cd ~/nfs/rate-limiter && cargo test")]
+    New(NewArgs),
+    /// Run an NF on the CPU, over pcap files or live on network interfaces
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunArgs),
+    /// Run an NF through simulator tiers on the same traffic (today: the cpu tier)
+    #[command(after_help = SIM_EXAMPLES)]
+    Sim(SimArgs),
+}
+
+const RUN_EXAMPLES: &str = "\
+Inputs: `--in FILE` for a pcapng whose interface ids are the ports (or a pcap, to port 0), or
+`--in PORT=FILE` once per port; frames of several files are merged by timestamp. The output
+directory gets port<N>.pcap for every port, drops.jsonl (one JSON line per dropped frame:
+index, port, reason) and summary.json.
+
+Live: `--iface a,b,c` binds port 0 to a, 1 to b, 2 to c (needs root or CAP_NET_RAW). The run
+ends on Ctrl-C or when an interface disappears, and prints its counters.
+
+Examples:
+  emu run learning-switch --in examples/mixed.pcapng --out out/
+  emu run learning-switch --in 0=h1.pcap --in 1=h2.pcap --out out/
+  emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
+  emu run learning-switch --iface veth0,veth1 --drops drops.jsonl";
+
+const SIM_EXAMPLES: &str = "\
+Tiers: cpu (native; the reference). The ir, cycle and verilator tiers arrive with the HLS
+compiler; asking for one now says so. Each tier writes DIR/<tier>/port<N>.pcap.
+
+Example:
+  emu sim learning-switch --target cpu --in examples/mixed.pcapng --out sim-out/";
+
+#[derive(Args)]
+pub(crate) struct NewArgs {
+    /// Name of the NF, in kebab-case (e.g. `rate-limiter`)
+    pub name: String,
+    /// Directory to create (default: ./NAME)
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+/// Options shared by `run` and `sim` for traffic from files.
+#[derive(Args)]
+pub(crate) struct PcapArgs {
+    /// Input capture: `FILE` or `PORT=FILE`; repeat for several ports
+    #[arg(long = "in", value_name = "[PORT=]FILE")]
+    pub inputs: Vec<InputSpec>,
+    /// Output directory
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Number of ports (default: the NF's own; with --iface, the number of interfaces)
+    #[arg(long)]
+    pub ports: Option<usize>,
+    /// Largest frame in bytes; longer frames are dropped as `oversize`
+    #[arg(long, default_value_t = emu::DEFAULT_MAX_FRAME)]
+    pub max_frame: usize,
+    /// Print the summary as JSON instead of a table
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// The NF to run (`emu list` shows them)
+    pub nf: String,
+    #[command(flatten)]
+    pub pcap: PcapArgs,
+    /// Run live on these interfaces, comma-separated; port k is the k-th
+    #[arg(long, value_delimiter = ',', value_name = "IF,IF,...")]
+    pub iface: Vec<String>,
+    /// With --iface: write drop records (JSON lines) to this file
+    #[arg(long, value_name = "FILE")]
+    pub drops: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub(crate) struct SimArgs {
+    /// The NF to simulate (`emu list` shows them)
+    pub nf: String,
+    /// Tiers to run, comma-separated: cpu, ir, cycle, verilator
+    #[arg(long, value_delimiter = ',', default_value = "cpu")]
+    pub target: Vec<String>,
+    #[command(flatten)]
+    pub pcap: PcapArgs,
+}
+
+/// Adds `--NAME VALUE` for every run-time option of `desc` to a verb.
+fn with_nf_params(mut cmd: clap::Command, desc: &NfDescriptor) -> clap::Command {
+    for p in desc.params {
+        let default = p.default.map(|d| format!(" [default: {d}]")).unwrap_or_else(|| " [required]".into());
+        cmd = cmd.arg(
+            Arg::new(p.name)
+                .long(p.name)
+                .value_name("VALUE")
+                .help(format!("{} option: {}{default}", desc.name, p.help)),
+        );
+    }
+    cmd
+}
+
+/// The NF options given on the command line.
+fn nf_config(desc: &NfDescriptor, m: &ArgMatches) -> Config {
+    let mut c = Config::new();
+    for p in desc.params {
+        if let Ok(Some(v)) = m.try_get_one::<String>(p.name) {
+            c.set(p.name, v);
+        }
+    }
+    c
+}
+
+/// Runs the tool with the built-in NFs plus `extra`; returns the process exit code.
+pub fn main_with(extra: &[NfDescriptor]) -> i32 {
+    let registry = Registry::new(extra);
+    let argv: Vec<String> = std::env::args().collect();
+    let mut cmd = Cli::command();
+    // An NF's own options exist only once we know which NF: find its name among the words
+    // after `run` or `sim`.
+    let verb = argv.get(1).map(String::as_str).unwrap_or("");
+    let nf = if verb == "run" || verb == "sim" {
+        argv.iter().skip(2).find_map(|a| registry.find(a).ok()).copied()
+    } else {
+        None
+    };
+    if let Some(desc) = &nf {
+        cmd = cmd.mut_subcommand(verb, |sc| with_nf_params(sc, desc));
+    }
+    let matches = match cmd.try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => e.exit(),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    let sub = matches.subcommand().map(|(_, m)| m);
+    let result = match cli.verb {
+        Verb::List => commands::list::run(&registry),
+        Verb::New(a) => commands::new::run(&a),
+        Verb::Run(a) => registry.find(&a.nf).and_then(|d| {
+            let config = nf_config(d, sub.expect("run has matches"));
+            commands::run::run(d, &config, &a)
+        }),
+        Verb::Sim(a) => registry.find(&a.nf).and_then(|d| {
+            let config = nf_config(d, sub.expect("sim has matches"));
+            commands::sim::run(d, &config, &a)
+        }),
+    };
+    match result {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            1
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! One module per verb.
+
+pub(crate) mod list;
+pub(crate) mod new;
+pub(crate) mod progress;
+pub(crate) mod run;
+pub(crate) mod sim;

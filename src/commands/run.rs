@@ -1,0 +1,129 @@
+//! `emu run`: an NF on the CPU, over captures or live interfaces.
+
+use super::progress::Progress;
+use crate::cli::{PcapArgs, RunArgs};
+use emu::{Config, NetworkFunction, NfDescriptor};
+use emu_cpu::{JsonLines, LiveDevice, NoDropLog, PcapDevice, Runner, Stats};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, String> {
+    match (a.pcap.inputs.is_empty(), a.iface.is_empty()) {
+        (false, false) => Err("give either --in (capture files) or --iface (live interfaces), not both".into()),
+        (true, true) => Err(format!(
+            "nothing to run {} on: give --in FILE --out DIR for captures, or --iface IF,IF,... for live interfaces \
+             (`emu run --help` has examples)",
+            desc.name
+        )),
+        (false, true) => {
+            let out = a.pcap.out.as_deref().ok_or("--out DIR is required with --in: it is where the output pcaps go")?;
+            run_pcaps(desc, config, &a.pcap, out)
+        }
+        (true, false) => run_live(desc, config, a),
+    }
+}
+
+pub(crate) fn build(desc: &NfDescriptor, config: &Config) -> Result<Box<dyn NetworkFunction + Send>, String> {
+    (desc.build)(config).map_err(|e| format!("{}: {e}", desc.name))
+}
+
+fn port_count(desc: &NfDescriptor, requested: Option<usize>) -> Result<usize, String> {
+    let n = requested.unwrap_or(desc.ports);
+    if n == 0 || n > emu::MAX_PORTS {
+        return Err(format!("--ports {n}: give a number of ports from 1 to {}", emu::MAX_PORTS));
+    }
+    Ok(n)
+}
+
+/// Runs `desc` over the captures of `p`, writing into `out`; prints the summary.
+pub(crate) fn run_pcaps(desc: &NfDescriptor, config: &Config, p: &PcapArgs, out: &Path) -> Result<i32, String> {
+    let ports = port_count(desc, p.ports)?;
+    let nf = build(desc, config)?;
+    let device = PcapDevice::new(&p.inputs, out, ports).map_err(|e| e.to_string())?;
+    let outputs: Vec<PathBuf> = device.output_paths().to_vec();
+    let drops_path = out.join("drops.jsonl");
+    let file = std::fs::File::create(&drops_path).map_err(|e| format!("{}: {e}", drops_path.display()))?;
+    let mut drops = JsonLines(BufWriter::new(file));
+    let mut device = Progress::new(device);
+    let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(p.max_frame);
+    let result = runner.run(&mut device, &mut drops);
+    drops.0.flush().map_err(|e| format!("{}: {e}", drops_path.display()))?;
+    let _ = device.into_inner();
+
+    let summary = serde_json::json!({
+        "nf": desc.name,
+        "ports": ports,
+        "complete": result.is_ok(),
+        "error": result.as_ref().err().map(|e| e.to_string()),
+        "stats": runner.stats(),
+        "outputs": outputs,
+        "drops": drops_path,
+    });
+    let summary_path = out.join("summary.json");
+    std::fs::write(&summary_path, serde_json::to_string_pretty(&summary).unwrap() + "\n")
+        .map_err(|e| format!("{}: {e}", summary_path.display()))?;
+    if p.json {
+        println!("{}", serde_json::to_string_pretty(&summary).unwrap());
+    } else {
+        print_summary(desc, runner.stats());
+        println!("wrote {} port pcaps, drops.jsonl and summary.json to {}", ports, out.display());
+    }
+    result.map_err(|e| e.to_string())?;
+    Ok(0)
+}
+
+fn print_summary(desc: &NfDescriptor, stats: &Stats) {
+    let tx: u64 = stats.ports.iter().map(|p| p.tx_packets).sum();
+    println!(
+        "{}: {} frames in, {} frames out, {} dropped, {} ports",
+        desc.name,
+        stats.rx_packets(),
+        tx,
+        stats.dropped(),
+        stats.ports.len()
+    );
+    print!("{stats}");
+}
+
+fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, String> {
+    if a.pcap.out.is_some() {
+        return Err("--out goes with --in; for a live run, --drops FILE records the drops".into());
+    }
+    let ports = a.iface.len();
+    if let Some(n) = a.pcap.ports {
+        if n != ports {
+            return Err(format!("--ports {n} does not match the {ports} interfaces given; leave --ports out"));
+        }
+    }
+    let nf = build(desc, config)?;
+    emu_cpu::live::stop_on_signals();
+    let mut device = LiveDevice::open(&a.iface).map_err(|e| e.to_string())?;
+    let names: Vec<String> = a.iface.iter().enumerate().map(|(k, n)| format!("{n} (port {k})")).collect();
+    eprintln!("{}: running on {}; Ctrl-C stops", desc.name, names.join(", "));
+    let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(a.pcap.max_frame);
+    let result = match &a.drops {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut sink = JsonLines(BufWriter::new(file));
+            let r = runner.run(&mut device, &mut sink);
+            sink.0.flush().map_err(|e| format!("{}: {e}", path.display()))?;
+            r
+        }
+        None => runner.run(&mut device, &mut NoDropLog),
+    };
+    match device.end_reason() {
+        Some(emu_cpu::EndReason::InterfaceGone(name)) => eprintln!("{}: interface `{name}` went away; stopped", desc.name),
+        Some(emu_cpu::EndReason::Signal) => eprintln!("{}: stopped by signal", desc.name),
+        None => {}
+    }
+    if device.tx_errors > 0 {
+        eprintln!("{}: {} frames could not be sent (too big for the MTU, or queue full)", desc.name, device.tx_errors);
+    }
+    if a.pcap.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"nf": desc.name, "stats": runner.stats()})).unwrap());
+    } else {
+        print_summary(desc, runner.stats());
+    }
+    result.map_err(|e| e.to_string())?;
+    Ok(0)
+}

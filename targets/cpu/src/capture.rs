@@ -1,0 +1,349 @@
+//! pcap and pcapng files: inputs merged by timestamp, one output file per port.
+//!
+//! Classic pcap goes through libpcap (the `pcap` crate). pcapng is read with `pcap-file`,
+//! because libpcap does not tell which interface a packet came from, and in a pcapng input
+//! the interface id is the port.
+
+use crate::device::{Device, Frame};
+use crate::error::{Error, ErrorKind, Result};
+use emu::{Port, Timestamp};
+use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
+use pcap_file::pcapng::{Block, PcapNgReader};
+use pcap_file::DataLink;
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// An input capture and the port its frames arrive on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputSpec {
+    /// The port, or `None` for a pcapng whose interface ids are the ports (a classic pcap
+    /// without a port goes to port 0).
+    pub port: Option<Port>,
+    /// The file.
+    pub path: PathBuf,
+}
+
+impl FromStr for InputSpec {
+    type Err = String;
+
+    /// `PORT=FILE` or `FILE`.
+    fn from_str(s: &str) -> core::result::Result<InputSpec, String> {
+        match s.split_once('=') {
+            Some((p, f)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => {
+                let port: Port = p.parse().map_err(|_| format!("`{p}` is not a port number (0..31)"))?;
+                if port as usize >= emu::MAX_PORTS {
+                    return Err(format!("port {port} is out of range; ports are 0..{}", emu::MAX_PORTS - 1));
+                }
+                Ok(InputSpec { port: Some(port), path: f.into() })
+            }
+            _ => Ok(InputSpec { port: None, path: s.into() }),
+        }
+    }
+}
+
+const PCAP_MAGICS: [[u8; 4]; 4] =
+    [[0xd4, 0xc3, 0xb2, 0xa1], [0xa1, 0xb2, 0xc3, 0xd4], [0x4d, 0x3c, 0xb2, 0xa1], [0xa1, 0xb2, 0x3c, 0x4d]];
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+enum Source {
+    Classic(pcap::Capture<pcap::Offline>),
+    Ng { reader: PcapNgReader<BufReader<File>>, tsresol: Vec<u8> },
+}
+
+/// One capture file being read.
+pub struct CaptureReader {
+    path: PathBuf,
+    port: Option<Port>,
+    source: Source,
+    /// Records read so far.
+    records: u64,
+    /// Bytes consumed so far (file header and whole records).
+    bytes: u64,
+}
+
+fn not_pcap(path: &Path, what: &str) -> Error {
+    Error::new(
+        ErrorKind::NotPcap,
+        format!(
+            "{}: not a pcap or pcapng file ({what}); give a capture written by tcpdump, Wireshark or emu",
+            path.display()
+        ),
+    )
+}
+
+fn not_ethernet(path: &Path, name: &str, code: u32) -> Error {
+    Error::new(
+        ErrorKind::LinkType,
+        format!(
+            "{}: link type {name} ({code}) is not Ethernet; Emu NFs take Ethernet frames (DLT_EN10MB, 1) — \
+             capture on an Ethernet interface, not `any` or a tunnel",
+            path.display()
+        ),
+    )
+}
+
+impl CaptureReader {
+    /// Opens `spec.path`, telling pcap from pcapng by its first bytes.
+    pub fn open(spec: &InputSpec) -> Result<CaptureReader> {
+        let path = spec.path.clone();
+        let mut file = File::open(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                Error::new(ErrorKind::NotFound, format!("{}: no such file; check the path given to --in", path.display()))
+            }
+            _ => Error::io(&path.display().to_string(), e),
+        })?;
+        let mut magic = [0u8; 4];
+        let n = read_up_to(&mut file, &mut magic).map_err(|e| Error::io(&path.display().to_string(), e))?;
+        if n == 0 {
+            return Err(not_pcap(&path, "the file is empty"));
+        }
+        if n < 4 {
+            return Err(not_pcap(&path, &format!("only {n} bytes long")));
+        }
+        let source = if PCAP_MAGICS.contains(&magic) {
+            let cap = pcap::Capture::from_file_with_precision(&path, pcap::Precision::Nano).map_err(|e| {
+                let msg = e.to_string();
+                if msg.contains("truncated") {
+                    Error::new(ErrorKind::Truncated, format!("{}: the file header is cut short ({msg})", path.display()))
+                } else {
+                    not_pcap(&path, &msg)
+                }
+            })?;
+            let lt = cap.get_datalink();
+            if lt != pcap::Linktype::ETHERNET {
+                let name = lt.get_name().unwrap_or_else(|_| "unknown".into());
+                return Err(not_ethernet(&path, &name, lt.0 as u32));
+            }
+            Source::Classic(cap)
+        } else if magic == PCAPNG_MAGIC {
+            let f = File::open(&path).map_err(|e| Error::io(&path.display().to_string(), e))?;
+            let reader = PcapNgReader::new(BufReader::new(f)).map_err(|e| {
+                Error::new(ErrorKind::Truncated, format!("{}: cannot read the pcapng section header: {e}", path.display()))
+            })?;
+            Source::Ng { reader, tsresol: Vec::new() }
+        } else {
+            let hex: Vec<String> = magic.iter().map(|b| format!("{b:02x}")).collect();
+            return Err(not_pcap(&path, &format!("it starts with {}", hex.join(" "))));
+        };
+        let bytes = if matches!(source, Source::Classic(_)) { 24 } else { 0 };
+        Ok(CaptureReader { path, port: spec.port, source, records: 0, bytes })
+    }
+
+    fn truncated(&self, detail: &str) -> Error {
+        Error::new(
+            ErrorKind::Truncated,
+            format!(
+                "{}: the capture is truncated: it ends inside record {} after {} whole records ({} bytes read); \
+                 the frames before it were processed ({detail})",
+                self.path.display(),
+                self.records + 1,
+                self.records,
+                self.bytes
+            ),
+        )
+    }
+
+    /// The next frame, `None` at the end of the file.
+    pub fn next_frame(&mut self) -> Result<Option<Frame>> {
+        match &mut self.source {
+            Source::Classic(cap) => match cap.next_packet() {
+                Ok(p) => {
+                    let ts = p.header.ts.tv_sec as u64 * 1_000_000_000 + p.header.ts.tv_usec as u64;
+                    let frame = Frame {
+                        port: self.port.unwrap_or(0),
+                        timestamp: ts,
+                        data: p.data.to_vec(),
+                        wire_len: p.header.len as usize,
+                    };
+                    self.records += 1;
+                    self.bytes += 16 + p.header.caplen as u64;
+                    Ok(Some(frame))
+                }
+                Err(pcap::Error::NoMorePackets) => Ok(None),
+                Err(e) => Err(self.truncated(&format!("libpcap: {e}"))),
+            },
+            Source::Ng { .. } => self.next_ng(),
+        }
+    }
+
+    fn next_ng(&mut self) -> Result<Option<Frame>> {
+        loop {
+            let Source::Ng { reader, tsresol } = &mut self.source else { unreachable!() };
+            let block = match reader.next_block() {
+                None => return Ok(None),
+                Some(Err(e)) => return Err(self.truncated(&format!("pcapng: {e}"))),
+                Some(Ok(b)) => b,
+            };
+            match block {
+                Block::InterfaceDescription(idb) => {
+                    if idb.linktype != DataLink::ETHERNET {
+                        let code = u32::from(idb.linktype);
+                        return Err(not_ethernet(&self.path, &format!("{:?}", idb.linktype), code));
+                    }
+                    let r = idb
+                        .options
+                        .iter()
+                        .find_map(|o| if let InterfaceDescriptionOption::IfTsResol(r) = o { Some(*r) } else { None })
+                        .unwrap_or(6);
+                    tsresol.push(r);
+                }
+                Block::EnhancedPacket(epb) => {
+                    let iface = epb.interface_id as usize;
+                    let Some(&r) = tsresol.get(iface) else {
+                        return Err(Error::new(
+                            ErrorKind::NotPcap,
+                            format!("{}: a packet names interface {iface}, which the file never describes", self.path.display()),
+                        ));
+                    };
+                    let port = match self.port {
+                        Some(p) => p,
+                        None => Port::try_from(iface).ok().filter(|&p| (p as usize) < emu::MAX_PORTS).ok_or_else(|| {
+                            Error::new(
+                                ErrorKind::BadPort,
+                                format!("{}: interface id {iface} is past the last port ({})", self.path.display(), emu::MAX_PORTS - 1),
+                            )
+                        })?,
+                    };
+                    let ts = to_nanos(epb.timestamp.as_nanos() as u64, r);
+                    let data = epb.data.to_vec();
+                    self.records += 1;
+                    return Ok(Some(Frame { port, timestamp: ts, wire_len: epb.original_len as usize, data }));
+                }
+                Block::SimplePacket(spb) => {
+                    self.records += 1;
+                    let data = spb.data.to_vec();
+                    return Ok(Some(Frame { port: self.port.unwrap_or(0), timestamp: 0, wire_len: spb.original_len as usize, data }));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A pcapng timestamp in units of the interface's `if_tsresol` to nanoseconds.
+fn to_nanos(raw: u64, tsresol: u8) -> u64 {
+    let exp = (tsresol & 0x7f) as u32;
+    if tsresol & 0x80 != 0 {
+        // Negative power of two.
+        ((raw as u128 * 1_000_000_000) >> exp) as u64
+    } else if exp <= 9 {
+        raw.saturating_mul(10u64.pow(9 - exp))
+    } else {
+        raw / 10u64.pow(exp - 9)
+    }
+}
+
+fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Reads captures (merged by timestamp; ties go to the input given first) and writes
+/// `port<N>.pcap` for each port into a directory.
+pub struct PcapDevice {
+    readers: Vec<CaptureReader>,
+    heads: Vec<Option<Frame>>,
+    writers: Vec<pcap::Savefile>,
+    out_paths: Vec<PathBuf>,
+}
+
+impl PcapDevice {
+    /// Opens every input and creates `out_dir/port0.pcap` … `port<ports-1>.pcap`.
+    pub fn new(inputs: &[InputSpec], out_dir: &Path, ports: usize) -> Result<PcapDevice> {
+        let mut readers = Vec::new();
+        for spec in inputs {
+            readers.push(CaptureReader::open(spec)?);
+        }
+        std::fs::create_dir_all(out_dir).map_err(|e| Error::io(&out_dir.display().to_string(), e))?;
+        let mut writers = Vec::new();
+        let mut out_paths = Vec::new();
+        for port in 0..ports {
+            let path = out_dir.join(format!("port{port}.pcap"));
+            let dead = pcap::Capture::dead_with_precision(pcap::Linktype::ETHERNET, pcap::Precision::Nano)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("libpcap: {e}")))?;
+            let w = dead
+                .savefile(&path)
+                .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create: {e}", path.display())))?;
+            writers.push(w);
+            out_paths.push(path);
+        }
+        let heads = vec![None; readers.len()];
+        let mut dev = PcapDevice { readers, heads, writers, out_paths };
+        for i in 0..dev.readers.len() {
+            dev.heads[i] = dev.readers[i].next_frame()?;
+        }
+        Ok(dev)
+    }
+
+    /// The output files, index = port.
+    pub fn output_paths(&self) -> &[PathBuf] {
+        &self.out_paths
+    }
+}
+
+impl Device for PcapDevice {
+    fn receive(&mut self) -> Result<Option<Frame>> {
+        let next = self
+            .heads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| h.as_ref().map(|f| (f.timestamp, i)))
+            .min();
+        let Some((_, i)) = next else { return Ok(None) };
+        let frame = self.heads[i].take();
+        self.heads[i] = self.readers[i].next_frame()?;
+        Ok(frame)
+    }
+
+    fn transmit(&mut self, port: Port, data: &[u8], timestamp: Timestamp) -> Result<()> {
+        let w = self.writers.get_mut(port as usize).ok_or_else(|| {
+            Error::new(ErrorKind::BadPort, format!("no output file for port {port}"))
+        })?;
+        let header = pcap::PacketHeader {
+            ts: libc::timeval {
+                tv_sec: (timestamp / 1_000_000_000) as libc::time_t,
+                tv_usec: (timestamp % 1_000_000_000) as libc::suseconds_t,
+            },
+            caplen: data.len() as u32,
+            len: data.len() as u32,
+        };
+        w.write(&pcap::Packet::new(&header, data));
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        for (w, path) in self.writers.iter_mut().zip(&self.out_paths) {
+            w.flush().map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", path.display())))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn input_specs() {
+        assert_eq!("2=a.pcap".parse::<InputSpec>().unwrap(), InputSpec { port: Some(2), path: "a.pcap".into() });
+        assert_eq!("a.pcapng".parse::<InputSpec>().unwrap(), InputSpec { port: None, path: "a.pcapng".into() });
+        assert_eq!("dir/x=y.pcap".parse::<InputSpec>().unwrap().port, None);
+        assert!("40=a.pcap".parse::<InputSpec>().unwrap_err().contains("out of range"));
+    }
+
+    #[test]
+    fn pcapng_resolutions() {
+        assert_eq!(to_nanos(1_500_000, 6), 1_500_000_000);
+        assert_eq!(to_nanos(7, 9), 7);
+        assert_eq!(to_nanos(3, 0), 3_000_000_000);
+        assert_eq!(to_nanos(1 << 10, 0x80 | 10), 1_000_000_000);
+    }
+}

@@ -1,0 +1,174 @@
+//! The engine: frames in, the NF's verdicts applied, frames out, drops recorded.
+
+use crate::device::{Device, Frame};
+use crate::error::{Error, ErrorKind, Result};
+use crate::stats::Stats;
+use emu::{check_frame, DropReason, Meta, NetworkFunction, Packet, Port, Timestamp, Verdict};
+use serde::Serialize;
+use std::io::Write;
+
+/// One dropped frame, as the drops record holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DropRecord {
+    /// Index of the frame in the order frames arrived, from 0.
+    pub index: u64,
+    /// The port it arrived on.
+    pub port: Port,
+    /// Why it was dropped (a [`DropReason`] name).
+    pub reason: &'static str,
+    /// Its length in bytes.
+    pub len: usize,
+    /// Its arrival time, nanoseconds since the Unix epoch.
+    pub timestamp: Timestamp,
+}
+
+/// Where drop records go.
+pub trait DropSink {
+    /// Takes one record.
+    fn record(&mut self, rec: &DropRecord) -> Result<()>;
+}
+
+impl DropSink for Vec<DropRecord> {
+    fn record(&mut self, rec: &DropRecord) -> Result<()> {
+        self.push(rec.clone());
+        Ok(())
+    }
+}
+
+/// Writes drop records as JSON lines.
+pub struct JsonLines<W: Write>(pub W);
+
+impl<W: Write> DropSink for JsonLines<W> {
+    fn record(&mut self, rec: &DropRecord) -> Result<()> {
+        serde_json::to_writer(&mut self.0, rec).map_err(|e| Error::new(ErrorKind::Io, format!("drops record: {e}")))?;
+        self.0.write_all(b"\n").map_err(|e| Error::io("drops record", e))
+    }
+}
+
+/// Discards drop records (they are still counted in [`Stats`]).
+pub struct NoDropLog;
+
+impl DropSink for NoDropLog {
+    fn record(&mut self, _rec: &DropRecord) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs one NF over frames. Generic over the NF so benchmarks get a direct call; the tool
+/// uses `Runner<dyn NetworkFunction + Send>`.
+pub struct Runner<N: ?Sized + NetworkFunction> {
+    nf: Box<N>,
+    ports: usize,
+    window: usize,
+    max_frame: usize,
+    index: u64,
+    stats: Stats,
+}
+
+impl<N: ?Sized + NetworkFunction> Runner<N> {
+    /// A runner of `nf` on `ports` ports with a header window of `window` bytes.
+    pub fn new(nf: Box<N>, ports: usize, window: usize) -> Runner<N> {
+        let ports = ports.clamp(1, emu::MAX_PORTS);
+        Runner { nf, ports, window, max_frame: emu::DEFAULT_MAX_FRAME, index: 0, stats: Stats::new(ports) }
+    }
+
+    /// Sets the largest frame accepted (longer ones are dropped as `oversize`).
+    pub fn with_max_frame(mut self, max_frame: usize) -> Runner<N> {
+        self.max_frame = max_frame;
+        self
+    }
+
+    /// Number of ports.
+    pub fn ports(&self) -> usize {
+        self.ports
+    }
+
+    /// The counters so far.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// The NF, to inspect its state.
+    pub fn nf(&self) -> &N {
+        &self.nf
+    }
+
+    /// Processes one frame in place: checks it, runs the NF, counts it. On `Send` the frame's
+    /// bytes are what goes out (the NF may have edited them).
+    pub fn process(&mut self, frame: &mut Frame) -> Verdict {
+        self.index += 1;
+        let port = frame.port as usize;
+        if let Some(p) = self.stats.ports.get_mut(port) {
+            p.rx_packets += 1;
+            p.rx_bytes += frame.data.len() as u64;
+        }
+        let verdict = self.decide(frame);
+        match verdict {
+            Verdict::Send(mask) => {
+                for p in mask.ports() {
+                    let s = &mut self.stats.ports[p as usize];
+                    s.tx_packets += 1;
+                    s.tx_bytes += frame.data.len() as u64;
+                }
+            }
+            Verdict::Drop(reason) => self.stats.count_drop(port, reason),
+        }
+        verdict
+    }
+
+    fn decide(&mut self, frame: &mut Frame) -> Verdict {
+        if frame.port as usize >= self.ports {
+            return Verdict::Drop(DropReason::NoSuchPort);
+        }
+        if frame.wire_len > frame.data.len() && !frame.data.is_empty() {
+            return Verdict::Drop(DropReason::Snapped);
+        }
+        if let Err(reason) = check_frame(&frame.data, self.max_frame) {
+            return Verdict::Drop(reason);
+        }
+        let meta = Meta { in_port: frame.port, len: frame.data.len() as u16, timestamp: frame.timestamp };
+        let action = self.nf.process(&mut Packet::new(&mut frame.data, self.window), &meta);
+        action.resolve(frame.port, self.ports)
+    }
+
+    /// Runs until the device's input ends: every frame through [`Runner::process`], copies out
+    /// of each port of the verdict, drops to `drops`.
+    pub fn run<D: Device + ?Sized>(&mut self, device: &mut D, drops: &mut dyn DropSink) -> Result<()> {
+        let result = self.run_inner(device, drops);
+        let finished = device.finish();
+        result.and(finished)
+    }
+
+    fn run_inner<D: Device + ?Sized>(&mut self, device: &mut D, drops: &mut dyn DropSink) -> Result<()> {
+        while let Some(mut frame) = device.receive()? {
+            if frame.port as usize >= self.ports {
+                return Err(Error::new(
+                    ErrorKind::BadPort,
+                    format!(
+                        "a frame arrived on port {}, but the NF runs with {} ports (0..{}); give --ports {}",
+                        frame.port,
+                        self.ports,
+                        self.ports - 1,
+                        frame.port as usize + 1
+                    ),
+                ));
+            }
+            let index = self.index;
+            match self.process(&mut frame) {
+                Verdict::Send(mask) => {
+                    for p in mask.ports() {
+                        device.transmit(p, &frame.data, frame.timestamp)?;
+                    }
+                }
+                Verdict::Drop(reason) => drops.record(&DropRecord {
+                    index,
+                    port: frame.port,
+                    reason: reason.name(),
+                    len: frame.data.len(),
+                    timestamp: frame.timestamp,
+                })?,
+            }
+        }
+        Ok(())
+    }
+}
