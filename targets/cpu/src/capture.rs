@@ -251,6 +251,8 @@ fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
 pub struct PcapDevice {
     readers: Vec<CaptureReader>,
     heads: Vec<Option<Frame>>,
+    /// A read error met while fetching ahead: reported after the frame before it is handed out.
+    failed: Option<Error>,
     writers: Vec<pcap::Savefile>,
     out_paths: Vec<PathBuf>,
 }
@@ -276,7 +278,7 @@ impl PcapDevice {
             out_paths.push(path);
         }
         let heads = vec![None; readers.len()];
-        let mut dev = PcapDevice { readers, heads, writers, out_paths };
+        let mut dev = PcapDevice { readers, heads, failed: None, writers, out_paths };
         for i in 0..dev.readers.len() {
             dev.heads[i] = dev.readers[i].next_frame()?;
         }
@@ -291,6 +293,9 @@ impl PcapDevice {
 
 impl Device for PcapDevice {
     fn receive(&mut self) -> Result<Option<Frame>> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let next = self
             .heads
             .iter()
@@ -299,7 +304,10 @@ impl Device for PcapDevice {
             .min();
         let Some((_, i)) = next else { return Ok(None) };
         let frame = self.heads[i].take();
-        self.heads[i] = self.readers[i].next_frame()?;
+        match self.readers[i].next_frame() {
+            Ok(f) => self.heads[i] = f,
+            Err(e) => self.failed = Some(e),
+        }
         Ok(frame)
     }
 
