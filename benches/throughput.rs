@@ -1,0 +1,450 @@
+//! Packets per second of the CPU target on in-memory traffic.
+//!
+//! Run with `cargo bench --bench throughput`. No benchmark framework: a few hundred lines of
+//! own harness keep the build light and the method visible.
+//!
+//! Measured, interleaved over several rounds (median reported):
+//!
+//! 1. `baseline switch`: a learning switch written by hand in this file with no Emu
+//!    abstraction at all (byte slices, fixed arrays, a `u32` port mask);
+//! 2. `emu learning switch`: `learning_switch::LearningSwitch` driven through
+//!    `emu_cpu::Runner::process` (frame checks, the NF, verdict resolution, counters), with a
+//!    monomorphic `Runner<LearningSwitch>`;
+//! 3. `emu icmp echo`: `icmp_echo::IcmpEcho` through `Runner::process`.
+//!
+//! Both switches see the same frames in the same memory, in the same order, and must return
+//! identical verdicts frame by frame (checked before timing, and per timed pass through a
+//! fold of the verdicts), so the comparison is of equal work.
+//!
+//! Environment: `EMU_BENCH_ROUNDS` (default 7), `EMU_BENCH_SECS` (least time per measurement,
+//! default 0.3), `EMU_BENCH_STRICT=1` to exit with status 1 when emu/baseline < 0.9.
+
+use emu::craft;
+use emu::{DropReason, Ipv4Addr, Mac, PortMask, Verdict};
+use emu_cpu::{Frame, Runner};
+use icmp_echo::IcmpEcho;
+use learning_switch::LearningSwitch;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Frames in the traffic set; each timed pass processes all of them once.
+const FRAMES: usize = 4096;
+/// Hosts sending traffic.
+const HOSTS: usize = 12;
+/// Switch ports (the learning switch's `DESCRIPTOR.ports`).
+const PORTS: usize = 4;
+/// One broadcast in this many frames.
+const BROADCAST_ONE_IN: u64 = 10;
+/// Acceptance threshold of emu/baseline.
+const TARGET_RATIO: f64 = 0.9;
+
+// ------------------------------------------------------------------------------------------
+// Deterministic traffic
+// ------------------------------------------------------------------------------------------
+
+/// xorshift64*: small, seeded, good enough for traffic mixes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Uniform-ish in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// Uniform-ish in `lo..=hi`.
+    fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below((hi - lo + 1) as u64) as usize
+    }
+}
+
+fn host_mac(h: usize) -> Mac {
+    Mac::from_bytes([0x02, 0, 0, 0, 0, h as u8 + 1])
+}
+
+fn host_ip(h: usize) -> Ipv4Addr {
+    Ipv4Addr::new(10, 0, 0, h as u8 + 1)
+}
+
+/// The port host `h` sits behind: three hosts per port, so some unicast stays on its port
+/// (and is dropped as `same_port`).
+fn host_port(h: usize) -> u8 {
+    (h % PORTS) as u8
+}
+
+/// A payload of `n` pseudo-random bytes.
+fn payload(rng: &mut Rng, n: usize) -> Vec<u8> {
+    (0..n).map(|_| rng.next() as u8).collect()
+}
+
+/// IPv4/UDP frames of 64–1500 bytes among `HOSTS` hosts on `PORTS` ports; one in
+/// `BROADCAST_ONE_IN` is broadcast, the rest unicast to another host.
+fn switch_traffic(seed: u64) -> Vec<Frame> {
+    let mut rng = Rng(seed);
+    (0..FRAMES)
+        .map(|i| {
+            let src = rng.below(HOSTS as u64) as usize;
+            let (dst_mac, dst_ip) = if rng.below(BROADCAST_ONE_IN) == 0 {
+                (Mac::BROADCAST, Ipv4Addr::new(10, 0, 0, 255))
+            } else {
+                let dst = (src + 1 + rng.below(HOSTS as u64 - 1) as usize) % HOSTS;
+                (host_mac(dst), host_ip(dst))
+            };
+            let len = rng.range(64, 1500);
+            let data = payload(&mut rng, len - 14 - 20 - 8);
+            let ip = craft::udp(host_ip(src), 40000 + src as u16, dst_ip, 9000, &data);
+            let frame = craft::ethernet(dst_mac, host_mac(src), 0x0800, &ip);
+            debug_assert_eq!(frame.len(), len);
+            Frame::new(host_port(src), 1_000 * i as u64, frame)
+        })
+        .collect()
+}
+
+const RESPONDER_IP: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 100);
+const RESPONDER_MAC: Mac = Mac::from_bytes([0x02, 0, 0, 0, 0, 0x64]);
+
+/// ICMP echo requests of 64–1500 bytes to the responder from the same hosts, and one ARP
+/// request for the responder's address in twenty frames. Every frame is answered.
+fn echo_traffic(seed: u64) -> Vec<Frame> {
+    let mut rng = Rng(seed);
+    (0..FRAMES)
+        .map(|i| {
+            let src = rng.below(HOSTS as u64) as usize;
+            let frame = if rng.below(20) == 0 {
+                let arp = craft::arp(1, host_mac(src), host_ip(src), Mac::default(), RESPONDER_IP);
+                craft::ethernet(Mac::BROADCAST, host_mac(src), 0x0806, &arp)
+            } else {
+                let len = rng.range(64, 1500);
+                let data = payload(&mut rng, len - 14 - 20 - 8);
+                let ip = craft::icmp_echo(host_ip(src), RESPONDER_IP, true, 0x4242, i as u16, &data);
+                craft::ethernet(RESPONDER_MAC, host_mac(src), 0x0800, &ip)
+            };
+            Frame::new(host_port(src), 1_000 * i as u64, frame)
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------------------------------
+// The baseline: a learning switch with no Emu abstraction
+// ------------------------------------------------------------------------------------------
+
+const TABLE: usize = 16;
+
+/// The same switch as `netfuncs/learning-switch`, by hand: a 16-entry table of 48-bit keys in
+/// plain arrays with the same replacement policy (a present key is overwritten in place, a new
+/// key takes the lowest free slot, a full table replaces slots round robin).
+struct PlainSwitch {
+    keys: [u64; TABLE],
+    ports: [u8; TABLE],
+    valid: [bool; TABLE],
+    next_victim: usize,
+    floods: u64,
+    /// Ports `0..n` as a mask.
+    all_ports: u32,
+}
+
+impl PlainSwitch {
+    fn new(ports: usize) -> PlainSwitch {
+        PlainSwitch {
+            keys: [0; TABLE],
+            ports: [0; TABLE],
+            valid: [false; TABLE],
+            next_victim: 0,
+            floods: 0,
+            all_ports: (1u32 << ports) - 1,
+        }
+    }
+
+    #[inline]
+    fn mac(b: &[u8]) -> u64 {
+        (b[0] as u64) << 40 | (b[1] as u64) << 32 | (b[2] as u64) << 24 | (b[3] as u64) << 16 | (b[4] as u64) << 8 | b[5] as u64
+    }
+
+    #[inline]
+    fn learn(&mut self, key: u64, port: u8) {
+        let mut free = TABLE;
+        for i in 0..TABLE {
+            if self.valid[i] {
+                if self.keys[i] == key {
+                    self.ports[i] = port;
+                    return;
+                }
+            } else if free == TABLE {
+                free = i;
+            }
+        }
+        let slot = if free < TABLE {
+            free
+        } else {
+            let v = self.next_victim;
+            self.next_victim = (v + 1) % TABLE;
+            v
+        };
+        self.keys[slot] = key;
+        self.ports[slot] = port;
+        self.valid[slot] = true;
+    }
+
+    #[inline]
+    fn lookup(&self, key: u64) -> Option<u8> {
+        (0..TABLE).find(|&i| self.valid[i] && self.keys[i] == key).map(|i| self.ports[i])
+    }
+
+    /// The ports `frame` leaves by (0: dropped).
+    #[inline]
+    fn process(&mut self, frame: &[u8], in_port: u8) -> u32 {
+        let dst = Self::mac(&frame[0..6]);
+        let src = Self::mac(&frame[6..12]);
+        const GROUP: u64 = 1 << 40;
+        if src & GROUP == 0 {
+            self.learn(src, in_port);
+        }
+        let flood = self.all_ports & !(1 << in_port);
+        if dst & GROUP != 0 {
+            self.floods += 1;
+            return flood;
+        }
+        match self.lookup(dst) {
+            Some(p) if p == in_port => 0,
+            Some(p) => 1 << p,
+            None => {
+                self.floods += 1;
+                flood
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Passes and measurements
+// ------------------------------------------------------------------------------------------
+
+/// A verdict as a port mask, 0 for a drop (the baseline's form).
+#[inline(always)]
+fn mask_of(v: Verdict) -> u32 {
+    match v {
+        Verdict::Send(m) => m.0,
+        Verdict::Drop(_) => 0,
+    }
+}
+
+/// Folds one verdict into a pass's fingerprint (order-sensitive).
+#[inline(always)]
+fn fold(acc: u64, mask: u32) -> u64 {
+    acc.rotate_left(5) ^ mask as u64
+}
+
+fn baseline_pass(sw: &mut PlainSwitch, frames: &[Frame]) -> u64 {
+    let mut acc = 0;
+    for f in frames {
+        let m = black_box(sw.process(&f.data, f.port));
+        acc = fold(acc, m);
+    }
+    acc
+}
+
+fn emu_pass<N: emu::NetworkFunction>(runner: &mut Runner<N>, frames: &mut [Frame]) -> u64 {
+    let mut acc = 0;
+    for f in frames.iter_mut() {
+        let v = black_box(runner.process(f));
+        acc = fold(acc, mask_of(v));
+    }
+    acc
+}
+
+/// One measurement: whole passes until at least `min` has been spent inside them. `prepare`
+/// runs before each pass, untimed. Returns packets per second and each pass's fingerprint.
+fn measure(min: Duration, mut prepare: impl FnMut(), mut pass: impl FnMut() -> u64) -> (f64, Vec<u64>) {
+    let mut spent = Duration::ZERO;
+    let mut prints = Vec::new();
+    while spent < min {
+        prepare();
+        let t = Instant::now();
+        let acc = pass();
+        spent += t.elapsed();
+        prints.push(black_box(acc));
+    }
+    ((prints.len() * FRAMES) as f64 / spent.as_secs_f64(), prints)
+}
+
+/// Times the baseline switch; every pass must fold to `steady`.
+fn time_baseline(min: Duration, sw: &mut PlainSwitch, frames: &[Frame], steady: u64) -> f64 {
+    let (pps, prints) = measure(min, || {}, || baseline_pass(sw, frames));
+    assert!(prints.iter().all(|&p| p == steady), "baseline verdicts changed");
+    pps
+}
+
+/// Times the Emu switch; every pass must fold to `steady`.
+fn time_emu(min: Duration, runner: &mut Runner<LearningSwitch>, frames: &mut [Frame], steady: u64) -> f64 {
+    let (pps, prints) = measure(min, || {}, || emu_pass(runner, frames));
+    assert!(prints.iter().all(|&p| p == steady), "emu verdicts changed");
+    pps
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+// ------------------------------------------------------------------------------------------
+// Main
+// ------------------------------------------------------------------------------------------
+
+fn main() {
+    let rounds: usize = env_or("EMU_BENCH_ROUNDS", 7).max(1);
+    let min = Duration::from_secs_f64(env_or("EMU_BENCH_SECS", 0.3));
+    let strict = std::env::var("EMU_BENCH_STRICT").map_or(false, |v| v == "1");
+
+    // Traffic.
+    let mut switch_frames = switch_traffic(0x5eed_0001_c0ff_ee00);
+    let echo_pristine = echo_traffic(0x5eed_0002_dead_beef);
+    let mut echo_frames = echo_pristine.clone();
+    let bytes: usize = switch_frames.iter().map(|f| f.data.len()).sum();
+    let broadcasts = switch_frames.iter().filter(|f| f.data[..6] == [0xff; 6]).count();
+    let echo_bytes: usize = echo_pristine.iter().map(|f| f.data.len()).sum();
+
+    // The switches, and equal work: both must give the same verdict on every frame, from an
+    // empty table through the steady state.
+    let window = learning_switch::DESCRIPTOR.window;
+    assert_eq!(learning_switch::DESCRIPTOR.ports, PORTS);
+    let mut plain = PlainSwitch::new(PORTS);
+    let mut emu_sw: Runner<LearningSwitch> = Runner::new(Box::new(LearningSwitch::default()), PORTS, window);
+    let switch_copy = switch_frames.clone();
+    let mut counts = [0usize; 3]; // forwarded, flooded, dropped
+    let mut reference = Vec::new();
+    for pass in 0..2 {
+        let mut acc = 0;
+        for (i, f) in switch_frames.iter_mut().enumerate() {
+            let want = plain.process(&f.data, f.port);
+            let got = emu_sw.process(f);
+            match got {
+                Verdict::Drop(r) => assert_eq!(r, DropReason::SamePort, "frame {i}: unexpected drop"),
+                Verdict::Send(m) => assert!(!m.is_empty()),
+            }
+            assert_eq!(mask_of(got), want, "pass {pass}, frame {i}: emu {got:?}, baseline {want:#06b}");
+            if pass == 1 {
+                counts[match want.count_ones() {
+                    0 => 2,
+                    1 => 0,
+                    _ => 1,
+                }] += 1;
+            }
+            acc = fold(acc, want);
+        }
+        reference.push(acc);
+    }
+    assert_eq!(switch_frames, switch_copy, "the switch must not change frames");
+    assert_eq!(plain.floods, emu_sw.nf().floods.get(), "flood counters differ");
+    let steady = reference[1];
+
+    // The responder: every frame is answered back out of its port, with right checksums.
+    let echo_runner = || Runner::new(Box::new(IcmpEcho::new(RESPONDER_IP, RESPONDER_MAC)), PORTS, icmp_echo::WINDOW);
+    let mut emu_echo = echo_runner();
+    let mut echo_ref = 0;
+    for (i, f) in echo_frames.iter_mut().enumerate() {
+        let v = emu_echo.process(f);
+        assert_eq!(v, Verdict::Send(PortMask::single(f.port)), "echo frame {i}");
+        if f.data[12..14] == [0x08, 0x00] {
+            let ip = emu::Ipv4Header::new_unchecked(&f.data[14..]);
+            assert!(ip.checksum_ok() && ip.src() == RESPONDER_IP, "echo frame {i}: bad reply");
+            let icmp = emu::Icmpv4Header::new_unchecked(&f.data[34..14 + ip.total_len() as usize]);
+            assert!(icmp.checksum_ok() && icmp.msg_type() == 0, "echo frame {i}: bad reply");
+        }
+        echo_ref = fold(echo_ref, mask_of(v));
+    }
+
+    println!("emu CPU target throughput: {FRAMES} frames in memory, {HOSTS} hosts on {PORTS} ports");
+    println!(
+        "  switch traffic: IPv4/UDP 64–1500 B (mean {} B), {broadcasts} broadcast; steady state {} forwarded, {} flooded, {} dropped (same port)",
+        bytes / FRAMES,
+        counts[0],
+        counts[1],
+        counts[2]
+    );
+    println!(
+        "  echo traffic:   ICMP echo requests 64–1500 B + ARP requests (mean {} B), all answered",
+        echo_bytes / FRAMES
+    );
+    println!("  {rounds} rounds, each measurement ≥ {:.2} s of whole passes; median reported", min.as_secs_f64());
+    println!();
+
+    // Interleaved rounds; the order within a round alternates so neither switch always runs
+    // right after the other one.
+    let mut base = Vec::new();
+    let mut emu = Vec::new();
+    let mut echo = Vec::new();
+    for round in 0..rounds {
+        let (b, e) = if round % 2 == 0 {
+            let b = time_baseline(min, &mut plain, &switch_frames, steady);
+            (b, time_emu(min, &mut emu_sw, &mut switch_frames, steady))
+        } else {
+            let e = time_emu(min, &mut emu_sw, &mut switch_frames, steady);
+            (time_baseline(min, &mut plain, &switch_frames, steady), e)
+        };
+        // The responder rewrites frames in place: restore them before each pass (untimed).
+        let (x, prints) = measure(
+            min,
+            || {
+                for (f, p) in echo_frames.iter_mut().zip(&echo_pristine) {
+                    f.data.copy_from_slice(&p.data);
+                }
+            },
+            || emu_pass(&mut emu_echo, &mut echo_frames),
+        );
+        assert!(prints.iter().all(|&p| p == echo_ref), "echo verdicts changed");
+        println!(
+            "  round {}: baseline {:6.2} Mpps, emu switch {:6.2} Mpps ({:.3}), emu echo {:6.2} Mpps",
+            round + 1,
+            b / 1e6,
+            e / 1e6,
+            e / b,
+            x / 1e6
+        );
+        base.push(b);
+        emu.push(e);
+        echo.push(x);
+    }
+    let ratios: Vec<f64> = base.iter().zip(&emu).map(|(b, e)| e / b).collect();
+
+    let (mb, me, mx) = (median(&base), median(&emu), median(&echo));
+    let ratio = me / mb;
+    println!();
+    println!("{:<34} {:>12} {:>11} {:>14}", "name", "median Mpps", "ns/packet", "ratio vs base");
+    println!("{}", "-".repeat(74));
+    println!("{:<34} {:>12.2} {:>11.1} {:>14.3}", "baseline switch (hand-written)", mb / 1e6, 1e9 / mb, 1.0);
+    println!("{:<34} {:>12.2} {:>11.1} {:>14.3}", "emu learning switch (Runner)", me / 1e6, 1e9 / me, ratio);
+    println!("{:<34} {:>12.2} {:>11.1} {:>14}", "emu icmp echo (Runner)", mx / 1e6, 1e9 / mx, "-");
+    println!();
+    println!(
+        "emu/baseline: {ratio:.3} (median of the medians); per round: median {:.3}, min {:.3}, max {:.3}",
+        median(&ratios),
+        ratios.iter().cloned().fold(f64::INFINITY, f64::min),
+        ratios.iter().cloned().fold(0.0, f64::max)
+    );
+    let ok = ratio >= TARGET_RATIO;
+    println!(
+        "acceptance (emu ≥ {TARGET_RATIO:.1} × baseline): {}",
+        if ok { "met" } else { "NOT met" }
+    );
+    if strict && !ok {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,48 @@
+//! `emu new`: the scaffolded crate builds, passes its own test, and its `emu` runs the new NF
+//! on the example pcap.
+
+use std::path::Path;
+use std::process::Command;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn new_nf_crate_builds_tests_and_runs_on_the_example() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("port-patch");
+    let out = Command::new(env!("CARGO_BIN_EXE_emu")).args(["new", "port-patch", "--dir"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("cargo test"));
+    for f in ["Cargo.toml", "src/lib.rs", "src/main.rs", "tests/example.rs", "README.md", "Cargo.lock"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+
+    // Share compiled dependencies between runs; the scaffold is its own workspace.
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/scaffold");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let test = Command::new(&cargo).arg("test").current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap();
+    assert!(test.status.success(), "cargo test in the new crate:\n{}", text(&test.stderr));
+    assert!(text(&test.stdout).contains("patches_every_frame_through_on_the_example ... ok"), "{}", text(&test.stdout));
+
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mixed.pcapng");
+    let run = Command::new(&cargo)
+        .args(["run", "-q", "--", "run", "port-patch", "--in"])
+        .arg(&example)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).contains("port-patch: 17 frames in, 17 frames out, 0 dropped"), "{}", text(&run.stdout));
+    assert!(dir.join("out/port1.pcap").exists());
+
+    // The name is checked, and an existing directory is never overwritten.
+    let again = Command::new(env!("CARGO_BIN_EXE_emu")).args(["new", "port-patch", "--dir"]).arg(&dir).output().unwrap();
+    assert!(text(&again.stderr).contains("already exists"), "{}", text(&again.stderr));
+    let bad = Command::new(env!("CARGO_BIN_EXE_emu")).args(["new", "Bad_Name"]).output().unwrap();
+    assert!(text(&bad.stderr).contains("not a valid NF name"), "{}", text(&bad.stderr));
+}
