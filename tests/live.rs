@@ -197,7 +197,12 @@ impl Background {
                 }
                 panic!("`{}` exited ({status}) before printing {text:?}:\n{}", self.what, self.output());
             }
-            assert!(Instant::now() < deadline, "`{}` did not print {text:?} within {timeout:?}:\n{}", self.what, self.output());
+            assert!(
+                Instant::now() < deadline,
+                "`{}` did not print {text:?} within {timeout:?}:\n{}",
+                self.what,
+                self.output()
+            );
             thread::sleep(Duration::from_millis(20));
         }
     }
@@ -345,7 +350,14 @@ fn learning_switch_connects_namespaces() {
     let mut veths: Vec<Veth> = hosts
         .iter()
         .enumerate()
-        .map(|(k, ns)| Veth::new(name("e", &format!("lsp{}", k + 1)), name("e", &format!("lsh{}", k + 1)), ns, &format!("10.0.0.{}/24", k + 1)))
+        .map(|(k, ns)| {
+            Veth::new(
+                name("e", &format!("lsp{}", k + 1)),
+                name("e", &format!("lsh{}", k + 1)),
+                ns,
+                &format!("10.0.0.{}/24", k + 1),
+            )
+        })
         .collect();
     let ports: Vec<&str> = veths.iter().map(|v| v.root.as_str()).collect();
     let mut emu = Background::emu(&["run", "learning-switch", "--iface", &ports.join(",")]);
@@ -369,7 +381,14 @@ fn learning_switch_connects_namespaces() {
     let sent = tmp.path().join("sent.bin");
     let received = tmp.path().join("received.bin");
     std::fs::write(&sent, &data).unwrap();
-    let mut server = Background::spawn(&hosts[1].cmd(&["/usr/bin/python3", "-c", TCP_SERVER, "10.0.0.2", "5001", path_str(&received)]));
+    let mut server = Background::spawn(&hosts[1].cmd(&[
+        "/usr/bin/python3",
+        "-c",
+        TCP_SERVER,
+        "10.0.0.2",
+        "5001",
+        path_str(&received),
+    ]));
     let deadline = Instant::now() + Duration::from_secs(10);
     while !server.stdout().contains("listening") {
         assert!(Instant::now() < deadline, "TCP server in h2 did not start:\n{}", server.output());
@@ -399,7 +418,11 @@ fn learning_switch_connects_namespaces() {
     assert!(summary.frames_in > 0 && summary.frames_out > 0, "no traffic counted: {summary:?}\n{}", emu.output());
     assert_eq!(summary.ports.len(), 3, "expected 3 port rows: {summary:?}\n{}", emu.output());
     for (k, p) in summary.ports.iter().enumerate() {
-        assert!(p[0] > 0 && p[1] > 0 && p[2] > 0 && p[3] > 0, "port {k} has a zero rx/tx counter: {p:?}\n{}", emu.output());
+        assert!(
+            p[0] > 0 && p[1] > 0 && p[2] > 0 && p[3] > 0,
+            "port {k} has a zero rx/tx counter: {p:?}\n{}",
+            emu.output()
+        );
     }
 }
 
@@ -413,7 +436,17 @@ fn icmp_echo_answers_real_ping() {
     emu.wait_for_stderr("running on", Duration::from_secs(10));
 
     let pcap = tmp.path().join("cap.pcap");
-    let mut tcpdump = Background::spawn(&h1.cmd(&["tcpdump", "-n", "-U", "--immediate-mode", "-i", &veth.host, "-w", path_str(&pcap), "icmp"]));
+    let mut tcpdump = Background::spawn(&h1.cmd(&[
+        "tcpdump",
+        "-n",
+        "-U",
+        "--immediate-mode",
+        "-i",
+        &veth.host,
+        "-w",
+        path_str(&pcap),
+        "icmp",
+    ]));
     tcpdump.wait_for_stderr("listening on", Duration::from_secs(10));
 
     let out = run(&["ip", "netns", "exec", &h1.name, "ping", "-c", "3", "-W", "2", "10.0.0.1"]);
@@ -430,16 +463,7 @@ fn icmp_echo_answers_real_ping() {
     assert!(status.is_some(), "tcpdump did not stop on SIGINT:\n{}", tcpdump.output());
 
     // The replies, decoded with IP header checksum validation on (ICMP's is always checked).
-    let decoded = ok(&[
-        "tshark",
-        "-r",
-        path_str(&pcap),
-        "-o",
-        "ip.check_checksum:TRUE",
-        "-Y",
-        "icmp.type == 0",
-        "-V",
-    ]);
+    let decoded = ok(&["tshark", "-r", path_str(&pcap), "-o", "ip.check_checksum:TRUE", "-Y", "icmp.type == 0", "-V"]);
     let replies = decoded.matches("Type: 0 (Echo (ping) reply)").count();
     assert_eq!(replies, 3, "expected 3 echo replies in the capture:\n{decoded}");
     let ip_good = decoded.matches("Header checksum status: Good").count();
@@ -472,14 +496,18 @@ fn nonexistent_interface_is_a_clear_error() {
     let status = emu.wait_exit(Duration::from_secs(10));
     assert!(status.is_some(), "emu did not exit within 10 s:\n{}", emu.output());
     assert!(!status.unwrap().success(), "emu succeeded on a missing interface:\n{}", emu.output());
-    assert!(emu.stderr().contains("does not exist"), "stderr does not say the interface does not exist:\n{}", emu.output());
+    assert!(
+        emu.stderr().contains("does not exist"),
+        "stderr does not say the interface does not exist:\n{}",
+        emu.output()
+    );
     assert!(emu.stderr().contains(missing), "stderr does not name the interface:\n{}", emu.output());
 }
 
 #[test]
 fn raw_sockets_without_permission_is_a_clear_error() {
     require_root(); // to switch to `nobody`
-    // A copy of the binary that `nobody` can reach whatever the permissions of the build tree.
+                    // A copy of the binary that `nobody` can reach whatever the permissions of the build tree.
     let dir = world_readable_tempdir();
     let bin = dir.path().join("emu");
     std::fs::copy(EMU, &bin).unwrap();
@@ -499,5 +527,8 @@ fn raw_sockets_without_permission_is_a_clear_error() {
     assert!(!out.status.success(), "emu succeeded as `nobody` on raw sockets:\n{stderr}");
     assert_ne!(out.status.code(), Some(124), "emu as `nobody` hung until the timeout:\n{stderr}");
     assert!(stderr.contains("permission"), "stderr does not mention permission:\n{stderr}");
-    assert!(stderr.contains("root") && stderr.contains("CAP_NET_RAW"), "stderr does not mention root/CAP_NET_RAW:\n{stderr}");
+    assert!(
+        stderr.contains("root") && stderr.contains("CAP_NET_RAW"),
+        "stderr does not mention root/CAP_NET_RAW:\n{stderr}"
+    );
 }

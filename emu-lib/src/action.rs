@@ -37,8 +37,33 @@ impl PortMask {
     }
 
     /// The ports in the set, in increasing order.
-    pub fn ports(self) -> impl Iterator<Item = Port> {
-        (0..32u8).filter(move |&p| self.contains(p))
+    #[inline]
+    pub fn ports(self) -> Ports {
+        Ports(self.0)
+    }
+
+    /// Number of ports in the set.
+    #[inline]
+    pub fn count(self) -> u32 {
+        self.0.count_ones()
+    }
+}
+
+/// The ports of a [`PortMask`], lowest first; visits only the set bits.
+#[derive(Debug, Clone)]
+pub struct Ports(u32);
+
+impl Iterator for Ports {
+    type Item = Port;
+
+    #[inline]
+    fn next(&mut self) -> Option<Port> {
+        if self.0 == 0 {
+            return None;
+        }
+        let p = self.0.trailing_zeros() as Port;
+        self.0 &= self.0 - 1;
+        Some(p)
     }
 }
 
@@ -79,6 +104,7 @@ impl Action {
     /// - `Forward(p)` with `p` ≥ `ports` drops with [`DropReason::NoSuchPort`];
     /// - `Multicast(m)` keeps only existing ports, and drops with `NoSuchPort` when none is left;
     /// - `Flood` on a one-port device drops with [`DropReason::NoOtherPort`].
+    #[inline]
     pub fn resolve(self, in_port: Port, ports: usize) -> Verdict {
         let existing = PortMask::all(ports);
         let mask = match self {
@@ -190,6 +216,8 @@ mod test {
         assert_eq!(Action::Drop(DropReason::Policy).resolve(0, 4), Verdict::Drop(DropReason::Policy));
         assert_eq!(Action::Flood.resolve(0, 32), Verdict::Send(PortMask(u32::MAX - 1)));
         assert_eq!(Action::Forward(200).resolve(0, 32), Verdict::Drop(DropReason::NoSuchPort));
+        assert_eq!(PortMask(0x8000_0005).ports().collect::<Vec<_>>(), [0, 2, 31]);
+        assert_eq!(PortMask(0x8000_0005).count(), 3);
     }
 
     #[test]

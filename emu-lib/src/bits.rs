@@ -148,18 +148,19 @@ pub fn read_field(buf: &[u8], bit_offset: usize, width: usize) -> u64 {
     debug_assert!(width >= 1 && width <= 64);
     let first = bit_offset / 8;
     let last = (bit_offset + width - 1) / 8;
-    let mut acc: u128 = 0;
-    if last < buf.len() {
-        for b in &buf[first..=last] {
-            acc = (acc << 8) | *b as u128;
+    let n = last - first + 1; // ≤ 9 bytes
+    let tail = n * 8 - (bit_offset % 8) - width;
+    // Offsets and widths are constants at every call site, so this is a fixed-size load, a
+    // byte swap, a shift and a mask.
+    let raw = match buf.get(first..=last) {
+        Some(bytes) => {
+            let mut b = [0u8; 16];
+            b[16 - n..].copy_from_slice(bytes);
+            u128::from_be_bytes(b)
         }
-    } else {
-        for i in first..=last {
-            acc = (acc << 8) | buf.get(i).copied().unwrap_or(0) as u128;
-        }
-    }
-    let tail = (last + 1) * 8 - (bit_offset + width);
-    ((acc >> tail) & mask(width)) as u64
+        None => (first..=last).fold(0u128, |acc, i| (acc << 8) | buf.get(i).copied().unwrap_or(0) as u128),
+    };
+    ((raw >> tail) & mask(width)) as u64
 }
 
 /// Writes `value` into the big-endian bit field `[bit_offset, bit_offset + width)` of `buf`.

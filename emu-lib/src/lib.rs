@@ -45,7 +45,7 @@ pub mod packet;
 pub mod state;
 pub mod wire;
 
-pub use action::{Action, DropReason, Port, PortMask, Verdict, MAX_PORTS};
+pub use action::{Action, DropReason, Port, PortMask, Ports, Verdict, MAX_PORTS};
 pub use addr::{Ipv4Addr, Mac};
 pub use arbitrary_int::*;
 pub use bits::{Bits, Bytes, Scalar};

@@ -180,6 +180,7 @@ pub const DEFAULT_MAX_FRAME: usize = 1518;
 ///    [`DropReason::Ipv4HeaderLength`], [`DropReason::Ipv4TotalLength`].
 ///
 /// Checksums are not checked here: that is an NF's decision.
+#[inline]
 pub fn check_frame(frame: &[u8], max_frame: usize) -> Result<(), DropReason> {
     if frame.is_empty() {
         return Err(DropReason::Empty);
@@ -190,18 +191,21 @@ pub fn check_frame(frame: &[u8], max_frame: usize) -> Result<(), DropReason> {
     if frame.len() > max_frame {
         return Err(DropReason::Oversize);
     }
+    let be16 = |at: usize| match frame.get(at..at + 2) {
+        Some(&[hi, lo]) => u16::from_be_bytes([hi, lo]),
+        _ => 0,
+    };
     let mut off = ethernet::HEADER_LEN;
-    let mut ty = ethernet::Header::new_unchecked(frame).ethertype();
+    let mut ty = be16(12);
     for _ in 0..2 {
         if ty != 0x8100 {
             break;
         }
-        ty = vlan::Header::new_unchecked(frame.get(off..).unwrap_or(&[])).ethertype();
+        ty = be16(off + 2);
         off += vlan::HEADER_LEN;
     }
     if ty == 0x0800 {
-        let ip = ipv4::Header::new_unchecked(frame.get(off..).unwrap_or(&[]));
-        return ip.check().map_err(|m| match m {
+        return ipv4::check(frame.get(off..).unwrap_or(&[])).map_err(|m| match m {
             ipv4::Malformed::Version => DropReason::Ipv4Version,
             ipv4::Malformed::Truncated | ipv4::Malformed::HeaderLength => DropReason::Ipv4HeaderLength,
             ipv4::Malformed::TotalLength => DropReason::Ipv4TotalLength,

@@ -73,14 +73,14 @@ pub(crate) fn run_pcaps(desc: &NfDescriptor, config: &Config, p: &PcapArgs, out:
 }
 
 fn print_summary(desc: &NfDescriptor, stats: &Stats) {
-    let tx: u64 = stats.ports.iter().map(|p| p.tx_packets).sum();
+    let tx: u64 = stats.ports().iter().map(|p| p.tx_packets).sum();
     println!(
         "{}: {} frames in, {} frames out, {} dropped, {} ports",
         desc.name,
         stats.rx_packets(),
         tx,
         stats.dropped(),
-        stats.ports.len()
+        stats.ports().len()
     );
     print!("{stats}");
 }

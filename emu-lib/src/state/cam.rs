@@ -1,6 +1,6 @@
 //! A fully associative table: content-addressable memory.
 
-use super::Occupied;
+use super::slots::Slots;
 use crate::bits::Bits;
 use core::fmt;
 
@@ -24,10 +24,9 @@ use core::fmt;
 /// `N = 0` is a compile-time error.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Cam<K: Bits, V: Bits, const N: usize> {
-    slots: [Option<(K, V)>; N],
+    slots: Slots<K, V, N>,
     /// The slot the next eviction replaces, `< N`.
     next_victim: usize,
-    len: usize,
 }
 
 impl<K: Bits, V: Bits, const N: usize> Default for Cam<K, V, N> {
@@ -43,28 +42,19 @@ impl<K: Bits, V: Bits, const N: usize> Cam<K, V, N> {
     #[inline]
     pub fn new() -> Self {
         let () = Self::NOT_EMPTY;
-        Cam {
-            slots: [None; N],
-            next_victim: 0,
-            len: 0,
-        }
+        Cam { slots: Slots::new(), next_victim: 0 }
     }
 
     /// The value stored under `key`.
     #[inline]
     pub fn get(&self, key: K) -> Option<V> {
-        for (k, v) in self.slots.iter().flatten() {
-            if *k == key {
-                return Some(*v);
-            }
-        }
-        None
+        self.slots.find(key).map(|i| self.slots.value(i))
     }
 
     /// True when `key` is stored.
     #[inline]
     pub fn contains(&self, key: K) -> bool {
-        self.get(key).is_some()
+        self.slots.find(key).is_some()
     }
 
     /// Stores `value` under `key` and returns the entry evicted to make room, if one was.
@@ -72,54 +62,37 @@ impl<K: Bits, V: Bits, const N: usize> Cam<K, V, N> {
     /// See the type's documentation for which slot is used.
     #[inline]
     pub fn insert(&mut self, key: K, value: V) -> Option<(K, V)> {
-        let mut free = N;
-        for (i, slot) in self.slots.iter_mut().enumerate() {
-            match slot {
-                Some((k, v)) if *k == key => {
-                    *v = value;
-                    return None;
-                }
-                None if free == N => free = i,
-                _ => {}
+        match self.slots.find_or_free(key) {
+            (Some(i), _) => {
+                self.slots.set_value(i, value);
+                None
+            }
+            (None, free) if free < N => self.slots.put(free, key, value),
+            (None, _) => {
+                let victim = self.next_victim;
+                self.next_victim = if victim + 1 >= N { 0 } else { victim + 1 };
+                self.slots.put(victim, key, value)
             }
         }
-        if let Some(slot) = self.slots.get_mut(free) {
-            *slot = Some((key, value));
-            self.len += 1;
-            return None;
-        }
-        let victim = self.next_victim;
-        self.next_victim = if victim + 1 >= N { 0 } else { victim + 1 };
-        self.slots
-            .get_mut(victim)
-            .and_then(|slot| slot.replace((key, value)))
     }
 
     /// Removes `key` and returns its value, if it was stored.
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
-        for slot in self.slots.iter_mut() {
-            if let Some((k, v)) = *slot {
-                if k == key {
-                    *slot = None;
-                    self.len -= 1;
-                    return Some(v);
-                }
-            }
-        }
-        None
+        let i = self.slots.find(key)?;
+        self.slots.clear(i).map(|(_, v)| v)
     }
 
     /// The number of stored entries.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.slots.len()
     }
 
     /// True when no entry is stored.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.slots.len() == 0
     }
 
     /// The number of slots, `N`.
@@ -131,24 +104,21 @@ impl<K: Bits, V: Bits, const N: usize> Cam<K, V, N> {
     /// The entry in `slot`, or `None` when the slot is empty or `slot ≥ N`.
     #[inline]
     pub fn entry(&self, slot: usize) -> Option<(K, V)> {
-        self.slots.get(slot).copied().flatten()
+        self.slots.get(slot)
     }
 
     /// The stored entries as (slot, key, value), in slot order.
     pub fn entries(&self) -> impl Iterator<Item = (usize, K, V)> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.map(|(k, v)| (i, k, v)))
+        self.slots.entries()
     }
 }
 
 impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for Cam<K, V, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Cam")
-            .field("len", &self.len)
+            .field("len", &self.slots.len())
             .field("next_victim", &self.next_victim)
-            .field("slots", &Occupied(&self.slots))
+            .field("slots", &self.slots)
             .finish()
     }
 }

@@ -59,6 +59,7 @@ mod hash_table;
 mod lru;
 mod queue;
 mod register;
+mod slots;
 mod tcam;
 
 pub use array::Array;

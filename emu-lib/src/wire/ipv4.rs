@@ -58,22 +58,9 @@ impl<T: AsRef<[u8]>> Header<T> {
 
     /// Checks the structure of untrusted input: version 4, IHL ≥ 5, the header inside the
     /// buffer, total length ≥ header length and inside the buffer.
+    #[inline]
     pub fn check(&self) -> Result<(), Malformed> {
-        let len = self.buffer.as_ref().len();
-        if len < HEADER_LEN {
-            return Err(Malformed::Truncated);
-        }
-        if self.version().value() != 4 {
-            return Err(Malformed::Version);
-        }
-        if self.ihl().value() < 5 || self.header_len() > len {
-            return Err(Malformed::HeaderLength);
-        }
-        let total = self.total_len() as usize;
-        if total < self.header_len() || total > len {
-            return Err(Malformed::TotalLength);
-        }
-        Ok(())
+        check(self.buffer.as_ref())
     }
 
     /// The payload: from the end of the header to `total_len`, clipped to the buffer.
@@ -90,6 +77,31 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
         let c = super::checksum::ipv4_header(self.header_bytes());
         self.set_checksum(c);
     }
+}
+
+/// Checks that `buf` starts with a structurally sound IPv4 header, in this order: at least 20
+/// bytes ([`Malformed::Truncated`]), version 4 ([`Malformed::Version`]), IHL ≥ 5 and the header
+/// inside the buffer ([`Malformed::HeaderLength`]), total length ≥ header length and inside the
+/// buffer ([`Malformed::TotalLength`]).
+#[inline]
+pub fn check(buf: &[u8]) -> Result<(), Malformed> {
+    // Every target runs this on every IPv4 frame: read the two bytes it needs directly.
+    let [v_ihl, _, len_hi, len_lo, ..] = *buf else { return Err(Malformed::Truncated) };
+    if buf.len() < HEADER_LEN {
+        return Err(Malformed::Truncated);
+    }
+    if v_ihl >> 4 != 4 {
+        return Err(Malformed::Version);
+    }
+    let header_len = (v_ihl & 0x0f) as usize * 4;
+    if header_len < HEADER_LEN || header_len > buf.len() {
+        return Err(Malformed::HeaderLength);
+    }
+    let total = u16::from_be_bytes([len_hi, len_lo]) as usize;
+    if total < header_len || total > buf.len() {
+        return Err(Malformed::TotalLength);
+    }
+    Ok(())
 }
 
 /// What is wrong with an IPv4 header.

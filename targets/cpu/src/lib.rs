@@ -18,7 +18,7 @@
 //! let frame = Frame::new(0, 0, vec![0u8; 60]);
 //! let out = run_batch(Box::new(ToPortOne), 2, 128, [frame]).unwrap();
 //! assert_eq!(out.on_port(1).len(), 1);
-//! assert_eq!(out.stats.ports[0].rx_packets, 1);
+//! assert_eq!(out.stats.ports()[0].rx_packets, 1);
 //! ```
 #![deny(missing_docs)]
 #![deny(unsafe_code)]

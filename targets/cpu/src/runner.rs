@@ -95,27 +95,20 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
 
     /// Processes one frame in place: checks it, runs the NF, counts it. On `Send` the frame's
     /// bytes are what goes out (the NF may have edited them).
+    #[inline]
     pub fn process(&mut self, frame: &mut Frame) -> Verdict {
         self.index += 1;
         let port = frame.port as usize;
-        if let Some(p) = self.stats.ports.get_mut(port) {
-            p.rx_packets += 1;
-            p.rx_bytes += frame.data.len() as u64;
-        }
+        self.stats.count_rx(port, frame.data.len());
         let verdict = self.decide(frame);
         match verdict {
-            Verdict::Send(mask) => {
-                for p in mask.ports() {
-                    let s = &mut self.stats.ports[p as usize];
-                    s.tx_packets += 1;
-                    s.tx_bytes += frame.data.len() as u64;
-                }
-            }
+            Verdict::Send(mask) => self.stats.count_tx(mask, frame.data.len()),
             Verdict::Drop(reason) => self.stats.count_drop(port, reason),
         }
         verdict
     }
 
+    #[inline(always)]
     fn decide(&mut self, frame: &mut Frame) -> Verdict {
         if frame.port as usize >= self.ports {
             return Verdict::Drop(DropReason::NoSuchPort);
