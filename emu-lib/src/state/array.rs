@@ -1,5 +1,6 @@
 //! A fixed-size array of values: block RAM in hardware.
 
+use super::DebugMap;
 use crate::bits::Bits;
 use core::fmt;
 
@@ -67,22 +68,15 @@ impl<T: Bits, const N: usize> Array<T, N> {
 impl<T: Bits + fmt::Debug, const N: usize> fmt::Debug for Array<T, N> {
     /// Shows `N` and the elements that differ from `T::default()`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct NonDefault<'a, T>(&'a [T]);
-        impl<T: Bits + fmt::Debug> fmt::Debug for NonDefault<'_, T> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_map()
-                    .entries(
-                        self.0
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, v)| **v != T::default()),
-                    )
-                    .finish()
-            }
-        }
+        let non_default = || {
+            self.data
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| **v != T::default())
+        };
         f.debug_struct("Array")
             .field("len", &N)
-            .field("non_default", &NonDefault(&self.data))
+            .field("non_default", &DebugMap(non_default))
             .finish()
     }
 }

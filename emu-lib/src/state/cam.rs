@@ -42,7 +42,10 @@ impl<K: Bits, V: Bits, const N: usize> Cam<K, V, N> {
     #[inline]
     pub fn new() -> Self {
         let () = Self::NOT_EMPTY;
-        Cam { slots: Slots::new(), next_victim: 0 }
+        Cam {
+            slots: Slots::new(),
+            next_victim: 0,
+        }
     }
 
     /// The value stored under `key`.

@@ -1,6 +1,6 @@
 //! A set-associative hash table in block RAM.
 
-use super::{with_be_bytes, Occupied, MAX_KEY_BYTES};
+use super::{with_be_bytes, Cam, DebugMap, MAX_KEY_BYTES};
 use crate::bits::Bits;
 use core::fmt;
 
@@ -67,10 +67,10 @@ const CRC32_TABLE: [u32; 256] = {
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct HashTable<K: Bits, V: Bits, const N: usize, const WAYS: usize = 4> {
-    /// `N` slots; set `s` is `slots[s * WAYS..(s + 1) * WAYS]`.
-    slots: Box<[Option<(K, V)>]>,
-    /// One round-robin pointer per set, each `< WAYS`.
-    next_victim: Box<[usize]>,
+    /// The `N / WAYS` sets. A set behaves exactly as a [`Cam`] of `WAYS` slots: lowest empty
+    /// way first, then its own round-robin pointer.
+    sets: Box<[Cam<K, V, WAYS>]>,
+    /// The number of stored entries over all sets.
     len: usize,
 }
 
@@ -102,8 +102,7 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> HashTable<K, V, N, WAY
     /// An empty table.
     pub fn new() -> Self {
         HashTable {
-            slots: vec![None; N].into_boxed_slice(),
-            next_victim: vec![0; Self::SETS].into_boxed_slice(),
+            sets: vec![Cam::new(); Self::SETS].into_boxed_slice(),
             len: 0,
         }
     }
@@ -119,24 +118,10 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> HashTable<K, V, N, WAY
         with_be_bytes(key, |be| crc32(be) as usize & (Self::SETS - 1))
     }
 
-    /// The ways of `key`'s set, and the set index.
-    #[inline]
-    fn ways(&self, key: &K) -> (usize, &[Option<(K, V)>]) {
-        let set = Self::set_index(key);
-        (
-            set,
-            self.slots.get(set * WAYS..(set + 1) * WAYS).unwrap_or(&[]),
-        )
-    }
-
     /// The value stored under `key`.
     #[inline]
     pub fn get(&self, key: K) -> Option<V> {
-        let (_, ways) = self.ways(&key);
-        ways.iter()
-            .flatten()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, v)| v)
+        self.sets.get(Self::set_index(&key))?.get(key)
     }
 
     /// True when `key` is stored.
@@ -150,46 +135,19 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> HashTable<K, V, N, WAY
     /// See the type's documentation for which way is used.
     #[inline]
     pub fn insert(&mut self, key: K, value: V) -> Option<(K, V)> {
-        let set = Self::set_index(&key);
-        let ways = self.slots.get_mut(set * WAYS..(set + 1) * WAYS)?;
-        let mut free = WAYS;
-        for (w, slot) in ways.iter_mut().enumerate() {
-            match slot {
-                Some((k, v)) if *k == key => {
-                    *v = value;
-                    return None;
-                }
-                None if free == WAYS => free = w,
-                _ => {}
-            }
-        }
-        if let Some(slot) = ways.get_mut(free) {
-            *slot = Some((key, value));
-            self.len += 1;
-            return None;
-        }
-        let pointer = self.next_victim.get_mut(set)?;
-        let victim = *pointer;
-        *pointer = if victim + 1 >= WAYS { 0 } else { victim + 1 };
-        ways.get_mut(victim)
-            .and_then(|slot| slot.replace((key, value)))
+        let set = self.sets.get_mut(Self::set_index(&key))?;
+        let before = set.len();
+        let evicted = set.insert(key, value);
+        self.len += set.len() - before;
+        evicted
     }
 
     /// Removes `key` and returns its value, if it was stored.
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
-        let set = Self::set_index(&key);
-        let ways = self.slots.get_mut(set * WAYS..(set + 1) * WAYS)?;
-        for slot in ways.iter_mut() {
-            if let Some((k, v)) = *slot {
-                if k == key {
-                    *slot = None;
-                    self.len -= 1;
-                    return Some(v);
-                }
-            }
-        }
-        None
+        let value = self.sets.get_mut(Self::set_index(&key))?.remove(key)?;
+        self.len -= 1;
+        Some(value)
     }
 
     /// The number of stored entries.
@@ -212,10 +170,10 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> HashTable<K, V, N, WAY
 
     /// The stored entries as (slot, key, value) in slot order; slot = set × WAYS + way.
     pub fn entries(&self) -> impl Iterator<Item = (usize, K, V)> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.map(|(k, v)| (i, k, v)))
+        self.sets.iter().enumerate().flat_map(|(set, ways)| {
+            ways.entries()
+                .map(move |(way, k, v)| (set * WAYS + way, k, v))
+        })
     }
 }
 
@@ -225,11 +183,12 @@ where
     V: Bits + fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let slots = || self.entries().map(|(i, k, v)| (i, (k, v)));
         f.debug_struct("HashTable")
             .field("len", &self.len)
             .field("sets", &(N / WAYS.max(1)))
             .field("ways", &WAYS)
-            .field("slots", &Occupied(&self.slots))
+            .field("slots", &DebugMap(slots))
             .finish()
     }
 }

@@ -1,5 +1,7 @@
 //! A fully associative table with exact least-recently-used replacement.
 
+use super::slots::Slots;
+use super::DebugMap;
 use crate::bits::Bits;
 use core::fmt;
 
@@ -30,10 +32,9 @@ use core::fmt;
 /// `N = 0` is a compile-time error.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Lru<K: Bits, V: Bits, const N: usize> {
-    slots: [Option<(K, V)>; N],
-    /// Per slot, the number of stored entries used more recently; meaningful for stored slots.
+    slots: Slots<K, V, N>,
+    /// Per slot, the number of stored entries used more recently; 0 for an empty slot.
     ages: [usize; N],
-    len: usize,
 }
 
 impl<K: Bits, V: Bits, const N: usize> Default for Lru<K, V, N> {
@@ -50,125 +51,95 @@ impl<K: Bits, V: Bits, const N: usize> Lru<K, V, N> {
     pub fn new() -> Self {
         let () = Self::NOT_EMPTY;
         Lru {
-            slots: [None; N],
+            slots: Slots::new(),
             ages: [0; N],
-            len: 0,
         }
     }
 
     #[inline]
     fn slot_of(&self, key: K) -> Option<usize> {
-        self.slots
-            .iter()
-            .position(|e| matches!(e, Some((k, _)) if *k == key))
+        self.slots.find(key)
     }
 
-    /// Makes the entry in `slot`, of age `age`, the most recently used.
+    /// Makes the entry in `slot` (`< N`), of age `age`, the most recently used.
     #[inline]
     fn touch(&mut self, slot: usize, age: usize) {
-        for (e, a) in self.slots.iter().zip(self.ages.iter_mut()) {
-            if e.is_some() && *a < age {
+        for (a, &valid) in self.ages.iter_mut().zip(self.slots.valid()) {
+            if valid && *a < age {
                 *a += 1;
             }
         }
-        if let Some(a) = self.ages.get_mut(slot) {
-            *a = 0;
-        }
+        self.ages[slot] = 0;
     }
 
     /// The value stored under `key`, making the entry the most recently used.
     #[inline]
     pub fn get(&mut self, key: K) -> Option<V> {
         let slot = self.slot_of(key)?;
-        let (_, v) = self.slots.get(slot).copied().flatten()?;
-        let age = self.ages.get(slot).copied().unwrap_or(0);
-        self.touch(slot, age);
-        Some(v)
+        self.touch(slot, self.ages[slot]);
+        Some(self.slots.value(slot))
     }
 
     /// The value stored under `key`, without changing the recency order.
     #[inline]
     pub fn peek(&self, key: K) -> Option<V> {
-        self.slots
-            .iter()
-            .flatten()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, v)| v)
+        self.slot_of(key).map(|slot| self.slots.value(slot))
     }
 
     /// True when `key` is stored; changes nothing.
     #[inline]
     pub fn contains(&self, key: K) -> bool {
-        self.peek(key).is_some()
+        self.slot_of(key).is_some()
     }
 
     /// Stores `value` under `key` as the most recently used entry and returns the least
     /// recently used entry if one was evicted to make room.
     #[inline]
     pub fn insert(&mut self, key: K, value: V) -> Option<(K, V)> {
-        let mut hit = None;
-        let mut free = N;
-        let mut oldest = N;
-        for (i, (e, &a)) in self.slots.iter().zip(self.ages.iter()).enumerate() {
-            match e {
-                Some((k, _)) if *k == key => {
-                    hit = Some((i, a));
-                    break;
-                }
-                Some(_) if a == N - 1 => oldest = i,
-                None if free == N => free = i,
-                _ => {}
+        match self.slots.find_or_free(key) {
+            (Some(slot), _) => {
+                self.slots.set_value(slot, value);
+                self.touch(slot, self.ages[slot]);
+                None
+            }
+            (None, free) if free < N => {
+                // A new entry is older than every stored one until touched.
+                self.touch(free, self.slots.len());
+                self.slots.put(free, key, value)
+            }
+            (None, _) => {
+                // Full: the ages are exactly 0..N, and the victim is the one slot of age N − 1.
+                let victim = self.ages.iter().position(|&a| a == N - 1).unwrap_or(0);
+                let evicted = self.slots.put(victim, key, value);
+                self.touch(victim, N - 1);
+                evicted
             }
         }
-        if let Some((slot, age)) = hit {
-            if let Some(e) = self.slots.get_mut(slot) {
-                *e = Some((key, value));
-            }
-            self.touch(slot, age);
-            return None;
-        }
-        if free < N {
-            // A new entry is older than every stored one until touched.
-            self.touch(free, self.len);
-            if let Some(e) = self.slots.get_mut(free) {
-                *e = Some((key, value));
-            }
-            self.len += 1;
-            return None;
-        }
-        let evicted = self
-            .slots
-            .get_mut(oldest)
-            .and_then(|e| e.replace((key, value)));
-        self.touch(oldest, N - 1);
-        evicted
     }
 
     /// Removes `key` and returns its value, if it was stored.
     #[inline]
     pub fn remove(&mut self, key: K) -> Option<V> {
         let slot = self.slot_of(key)?;
-        let (_, v) = self.slots.get_mut(slot)?.take()?;
-        let age = self.ages.get(slot).copied().unwrap_or(0);
-        for (e, a) in self.slots.iter().zip(self.ages.iter_mut()) {
-            if e.is_some() && *a > age {
+        let age = core::mem::take(&mut self.ages[slot]);
+        for (a, &valid) in self.ages.iter_mut().zip(self.slots.valid()) {
+            if valid && *a > age {
                 *a -= 1;
             }
         }
-        self.len -= 1;
-        Some(v)
+        self.slots.clear(slot).map(|(_, v)| v)
     }
 
     /// The number of stored entries.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.slots.len()
     }
 
     /// True when no entry is stored.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.slots.len() == 0
     }
 
     /// The number of slots, `N`.
@@ -179,20 +150,16 @@ impl<K: Bits, V: Bits, const N: usize> Lru<K, V, N> {
 
     /// The stored entries as (slot, key, value), in slot order; changes nothing.
     pub fn entries(&self) -> impl Iterator<Item = (usize, K, V)> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| e.map(|(k, v)| (i, k, v)))
+        self.slots.entries()
     }
 
     /// The stored keys from most to least recently used; changes nothing.
     pub fn keys_by_recency(&self) -> impl Iterator<Item = K> + '_ {
-        (0..self.len).filter_map(move |age| {
+        (0..self.slots.len()).filter_map(move |age| {
             self.slots
-                .iter()
-                .zip(self.ages.iter())
-                .find(|(e, &a)| e.is_some() && a == age)
-                .and_then(|(e, _)| e.map(|(k, _)| k))
+                .entries()
+                .find(|&(slot, _, _)| self.ages[slot] == age)
+                .map(|(_, k, _)| k)
         })
     }
 }
@@ -200,23 +167,14 @@ impl<K: Bits, V: Bits, const N: usize> Lru<K, V, N> {
 impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for Lru<K, V, N> {
     /// Shows the stored slots as `slot: (key, value, age)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Slots<'a, K, V>(&'a [Option<(K, V)>], &'a [usize]);
-        impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Slots<'_, K, V> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_map()
-                    .entries(
-                        self.0
-                            .iter()
-                            .zip(self.1)
-                            .enumerate()
-                            .filter_map(|(i, (e, a))| e.as_ref().map(|(k, v)| (i, (k, v, a)))),
-                    )
-                    .finish()
-            }
-        }
+        let slots = || {
+            self.slots
+                .entries()
+                .map(|(i, k, v)| (i, (k, v, self.ages[i])))
+        };
         f.debug_struct("Lru")
-            .field("len", &self.len)
-            .field("slots", &Slots(&self.slots, &self.ages))
+            .field("len", &self.slots.len())
+            .field("slots", &DebugMap(slots))
             .finish()
     }
 }
@@ -316,6 +274,21 @@ mod test {
             format!("{l:?}"),
             "Lru { len: 2, slots: {0: (1, 10, 1), 1: (2, 20, 0)} }"
         );
+    }
+
+    #[test]
+    fn equal_when_contents_and_order_are() {
+        let mut a: Lru<u8, u8, 2> = Lru::default();
+        a.insert(1, 1);
+        a.insert(2, 2);
+        assert_eq!(a.remove(1), Some(1)); // slot 0 held the older entry
+        let mut b: Lru<u8, u8, 2> = Lru::default();
+        b.insert(9, 9);
+        b.insert(2, 2);
+        b.get(9);
+        assert_eq!(b.remove(9), Some(9)); // slot 0 held the newer entry
+        assert_eq!(a, b);
+        assert_eq!(format!("{a:?}"), "Lru { len: 1, slots: {1: (2, 2, 0)} }");
     }
 
     impl<K: Bits, V: Bits, const N: usize> Lru<K, V, N> {

@@ -90,19 +90,19 @@ pub(crate) fn with_be_bytes<T: Bits, R>(v: &T, f: impl FnOnce(&[u8]) -> R) -> R 
     }
 }
 
-/// Debug view of the occupied slots of a table: `{slot: (key, value), ..}`.
-pub(crate) struct Occupied<'a, K, V>(pub(crate) &'a [Option<(K, V)>]);
+/// Debug view of a state element's contents as `{index: item, ..}`, the pairs coming from the
+/// closure each time it is formatted.
+pub(crate) struct DebugMap<F>(pub(crate) F);
 
-impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Occupied<'_, K, V> {
+impl<F, I, K, V> fmt::Debug for DebugMap<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = (K, V)>,
+    K: fmt::Debug,
+    V: fmt::Debug,
+{
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map()
-            .entries(
-                self.0
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, e)| e.as_ref().map(|(k, v)| (i, (k, v)))),
-            )
-            .finish()
+        f.debug_map().entries((self.0)()).finish()
     }
 }
 

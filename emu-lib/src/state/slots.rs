@@ -8,6 +8,9 @@ use crate::bits::Bits;
 use core::fmt;
 
 /// `N` slots of (key, value), each valid or empty.
+///
+/// An empty slot holds `K::default()` and `V::default()`, so two slot arrays are equal exactly
+/// when they hold the same entries in the same slots.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Slots<K, V, const N: usize> {
     keys: [K; N],
@@ -20,7 +23,12 @@ impl<K: Bits, V: Bits, const N: usize> Slots<K, V, N> {
     /// All slots empty.
     #[inline]
     pub(crate) fn new() -> Self {
-        Slots { keys: [K::default(); N], values: [V::default(); N], valid: [false; N], len: 0 }
+        Slots {
+            keys: [K::default(); N],
+            values: [V::default(); N],
+            valid: [false; N],
+            len: 0,
+        }
     }
 
     /// The slot holding `key`.
@@ -75,10 +83,18 @@ impl<K: Bits, V: Bits, const N: usize> Slots<K, V, N> {
     pub(crate) fn clear(&mut self, slot: usize) -> Option<(K, V)> {
         let old = self.get(slot);
         if old.is_some() {
+            self.keys[slot] = K::default();
+            self.values[slot] = V::default();
             self.valid[slot] = false;
             self.len -= 1;
         }
         old
+    }
+
+    /// The valid bit of every slot.
+    #[inline]
+    pub(crate) fn valid(&self) -> &[bool; N] {
+        &self.valid
     }
 
     /// The entry in `slot`; `None` when it is empty or `slot ≥ N`.
@@ -105,6 +121,29 @@ impl<K: Bits, V: Bits, const N: usize> Slots<K, V, N> {
 /// `{slot: (key, value), ..}` over the valid slots.
 impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for Slots<K, V, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.entries().map(|(i, k, v)| (i, (k, v)))).finish()
+        f.debug_map()
+            .entries(self.entries().map(|(i, k, v)| (i, (k, v))))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn a_cleared_slot_compares_as_never_filled() {
+        let mut a: Slots<u8, u8, 2> = Slots::new();
+        let mut b: Slots<u8, u8, 2> = Slots::new();
+        a.put(0, 1, 10);
+        a.put(1, 2, 20);
+        b.put(0, 9, 90);
+        b.put(1, 2, 20);
+        assert_ne!(a, b);
+        assert_eq!(a.clear(0), Some((1, 10)));
+        assert_eq!(b.clear(0), Some((9, 90)));
+        assert_eq!(a, b);
+        assert_eq!(a.clear(1), Some((2, 20)));
+        assert_eq!(a, Slots::new());
     }
 }

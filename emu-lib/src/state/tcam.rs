@@ -1,5 +1,6 @@
 //! A ternary CAM: masked matching with priority by slot.
 
+use super::DebugMap;
 use crate::bits::Bits;
 use core::fmt;
 
@@ -129,21 +130,14 @@ impl<K: Bits, V: Bits, const N: usize> Tcam<K, V, N> {
 impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for Tcam<K, V, N> {
     /// Shows the valid slots as `slot: (value, mask, result)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Valid<'a, K, V>(&'a [Option<(K, K, V)>]);
-        impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for Valid<'_, K, V> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_map()
-                    .entries(
-                        self.0
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(i, e)| e.as_ref().map(|e| (i, e))),
-                    )
-                    .finish()
-            }
-        }
+        let valid = || {
+            self.slots
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| e.as_ref().map(|e| (i, e)))
+        };
         f.debug_struct("Tcam")
-            .field("slots", &Valid(&self.slots))
+            .field("slots", &DebugMap(valid))
             .finish()
     }
 }
