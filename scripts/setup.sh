@@ -11,6 +11,13 @@ PACKAGES=(
   iputils-ping     # live tests ping through the NF
   ethtool          # checksum offload off on test interfaces
   util-linux       # setpriv: tests run the tool without privileges
+  mininet          # emu mininet (Debian's Mininet, driven by /usr/bin/python3)
+  python3          # the interpreter Debian's Mininet is installed for
+  net-tools        # ifconfig, which Mininet's LinuxBridge calls
+  bridge-utils     # brctl: the Linux-bridge baseline of the Mininet benchmark
+  memcached        # a real memcached server in the Mininet experiments
+  libmemcached-tools # memcslap, memccp, memccat: real memcached clients
+  iperf3           # TCP throughput through the NF switch
 )
 
 missing=()

@@ -14,7 +14,8 @@ Examples:
   emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
   emu run learning-switch --iface veth0,veth1,veth2
   emu sim learning-switch --target cpu --in examples/mixed.pcapng --out sim-out/
-  emu new my-nf";
+  emu new my-nf
+  sudo emu mininet learning-switch --topo linear,3 --run experiment.txt";
 
 /// Emu: write a network function once in Rust; run it on the CPU, in Mininet and as hardware.
 #[derive(Parser)]
@@ -38,6 +39,57 @@ enum Verb {
     /// Run an NF through simulator tiers on the same traffic (today: the cpu tier)
     #[command(after_help = SIM_EXAMPLES)]
     Sim(SimArgs),
+    /// Run an NF as the switches of a Mininet network, with a scripted experiment or the CLI
+    #[command(after_help = MININET_EXAMPLES)]
+    Mininet(MininetArgs),
+}
+
+const MININET_EXAMPLES: &str = "\
+Needs root and Debian's `mininet` package (scripts/setup.sh installs it). Every switch of the
+topology is `emu run NF` on the switch's ports; hosts get 10.0.0.k/24 unless a topology file
+says otherwise. Without --run or --cli the experiment is `pingall`.
+
+Script (--run FILE), one step per line:
+  pingall                     every host pings every other; passes on 0% loss
+  h1: ping -c 3 10.0.0.2      a shell command on h1; passes on exit status 0
+  h2 &: memcached -u nobody   started in the background, stopped at the end
+  h1 !: ping -c 1 10.0.0.9    passes when the command fails
+  timeout 20                  seconds each later command may take (default 30)
+  sleep 0.5
+`$WORK` in a command is the experiment's working directory, shared by all hosts.
+
+Topology file (--topo FILE, JSON):
+  {\"hosts\": [{\"name\": \"h1\", \"ip\": \"10.0.0.1/24\"}, {\"name\": \"h2\"}],
+   \"switches\": [\"s1\"], \"links\": [[\"h1\", \"s1\"], [\"h2\", \"s1\"]]}
+
+Examples:
+  sudo emu mininet learning-switch --topo single,4
+  sudo emu mininet learning-switch --topo linear,3 --run experiment.txt
+  sudo emu mininet icmp-echo --ip 10.0.0.100 --topo single,2 --cli
+  sudo emu mininet learning-switch --topo single,2 --switch linux-bridge --run iperf.txt";
+
+#[derive(Args)]
+pub(crate) struct MininetArgs {
+    /// The NF the switches run (`emu list` shows them)
+    pub nf: String,
+    /// `single,N`, `linear,N` or a JSON topology file
+    #[arg(long, default_value = "single,2")]
+    pub topo: String,
+    /// Run the experiment script FILE (see below)
+    #[arg(long, value_name = "FILE", conflicts_with = "cli")]
+    pub run: Option<PathBuf>,
+    /// Open Mininet's interactive CLI instead of running a script
+    #[arg(long)]
+    pub cli: bool,
+    /// What the switches are: `emu` (the NF) or `linux-bridge` (a baseline to compare with)
+    #[arg(long, default_value = "emu", value_name = "KIND")]
+    pub switch: String,
+    /// Packet I/O of the NF switches: `plain` or `ring` (see `emu run --help`)
+    #[arg(long, value_name = "MODE")]
+    pub io: Option<String>,
+    /// Keep the working directory (NF logs, the spec) even when the experiment passes
+    #[arg(long)]
+    pub keep: bool,
 }
 
 const RUN_EXAMPLES: &str = "\
@@ -149,7 +201,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
     // An NF's own options exist only once we know which NF: find its name among the words
     // after `run` or `sim`.
     let verb = argv.get(1).map(String::as_str).unwrap_or("");
-    let nf = if verb == "run" || verb == "sim" {
+    let nf = if verb == "run" || verb == "sim" || verb == "mininet" {
         argv.iter().skip(2).find_map(|a| registry.find(a).ok()).copied()
     } else {
         None
@@ -176,6 +228,10 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
         Verb::Sim(a) => registry.find(&a.nf).and_then(|d| {
             let config = nf_config(d, sub.expect("sim has matches"));
             commands::sim::run(d, &config, &a)
+        }),
+        Verb::Mininet(a) => registry.find(&a.nf).and_then(|d| {
+            let config = nf_config(d, sub.expect("mininet has matches"));
+            commands::mininet::run(d, &config, &a)
         }),
     };
     match result {

@@ -56,6 +56,11 @@ impl Config {
         self
     }
 
+    /// The values set, by parameter name.
+    pub fn values(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
     /// The value of `param`: the one set, else its default.
     pub fn raw(&self, param: &Param) -> Result<&str, ConfigError> {
         match (self.values.get(param.name), param.default) {

@@ -1,6 +1,7 @@
 //! One module per verb.
 
 pub(crate) mod list;
+pub(crate) mod mininet;
 pub(crate) mod new;
 pub(crate) mod progress;
 pub(crate) mod run;
