@@ -155,6 +155,10 @@ pub(crate) struct RunArgs {
     /// With --iface: write drop records (JSON lines) to this file
     #[arg(long, value_name = "FILE")]
     pub drops: Option<PathBuf>,
+    /// With --iface: packet I/O, `plain` (a raw socket, a system call per frame) or `ring`
+    /// (TPACKET_V3 receive ring, batched sends; falls back to plain per interface)
+    #[arg(long, value_name = "MODE", default_value = "plain")]
+    pub io: emu_cpu::IoMode,
 }
 
 #[derive(Args)]

@@ -27,7 +27,43 @@ impl Registry {
     pub fn find(&self, name: &str) -> Result<&NfDescriptor, String> {
         self.nfs.iter().find(|d| d.name == name).ok_or_else(|| {
             let names: Vec<&str> = self.nfs.iter().map(|d| d.name).collect();
-            format!("unknown network function `{name}`; known: {} (`emu list` describes them)", names.join(", "))
+            let hint = names
+                .iter()
+                .filter(|n| edit_distance(n, name) <= 2)
+                .map(|n| format!("did you mean `{n}`? "))
+                .next()
+                .unwrap_or_default();
+            format!("unknown network function `{name}`; {hint}known: {} (`emu list` describes them)", names.join(", "))
         })
+    }
+}
+
+/// Levenshtein distance, for suggesting the name the user probably meant.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names() {
+        let r = Registry::new(&[]);
+        let e = r.find("learning-swich").unwrap_err();
+        assert!(e.contains("did you mean `learning-switch`?"), "{e}");
+        assert!(!r.find("nat").unwrap_err().contains("did you mean"));
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

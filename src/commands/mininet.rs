@@ -19,9 +19,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &MininetArgs) -> Resu
         other => return Err(format!("--switch {other}: give `emu` (the NF) or `linux-bridge`")),
     };
     if let Some(io) = &a.io {
-        if io != "plain" && io != "ring" {
-            return Err(format!("--io {io}: give `plain` or `ring`"));
-        }
+        io.parse::<emu_cpu::IoMode>().map_err(|e| format!("--io {io}: {e}"))?;
     }
     // Options the NF rejects are reported now, not from inside Mininet.
     super::run::build(desc, config)?;

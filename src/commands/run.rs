@@ -97,8 +97,12 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
     }
     let nf = build(desc, config)?;
     emu_cpu::live::stop_on_signals();
-    let mut device = LiveDevice::open(&a.iface).map_err(|e| e.to_string())?;
-    let names: Vec<String> = a.iface.iter().enumerate().map(|(k, n)| format!("{n} (port {k})")).collect();
+    let mut device = LiveDevice::open_with(&a.iface, a.io).map_err(|e| e.to_string())?;
+    for (name, why) in device.ring_fallbacks() {
+        eprintln!("{}: {name}: no receive ring ({why}); using plain sockets there", desc.name);
+    }
+    let names: Vec<String> =
+        device.io_modes().iter().enumerate().map(|(k, (n, io))| format!("{n} (port {k}, {io})")).collect();
     eprintln!("{}: running on {}; Ctrl-C stops", desc.name, names.join(", "));
     let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(a.pcap.max_frame);
     let result = match &a.drops {
@@ -115,6 +119,14 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
         Some(emu_cpu::EndReason::InterfaceGone(name)) => eprintln!("{}: interface `{name}` went away; stopped", desc.name),
         Some(emu_cpu::EndReason::Signal) => eprintln!("{}: stopped by signal", desc.name),
         None => {}
+    }
+    let kernel_drops = device.kernel_drops();
+    if kernel_drops > 0 {
+        eprintln!(
+            "{}: the kernel dropped {kernel_drops} frames before the NF read them (it fell behind the offered load{})",
+            desc.name,
+            if a.io == emu_cpu::IoMode::Plain { "; --io ring is faster" } else { "" }
+        );
     }
     if device.tx_errors > 0 {
         eprintln!("{}: {} frames could not be sent (too big for the MTU, or queue full)", desc.name, device.tx_errors);

@@ -28,13 +28,14 @@ pub mod device;
 pub mod error;
 pub mod live;
 pub mod memory;
+mod ring;
 pub mod runner;
 pub mod stats;
 
 pub use capture::{CaptureReader, InputSpec, PcapDevice};
 pub use device::{Device, Frame};
 pub use error::{Error, ErrorKind, Result};
-pub use live::{EndReason, LiveDevice};
+pub use live::{EndReason, IoMode, LiveDevice};
 pub use memory::{run_batch, BatchResult, MemoryDevice, Output};
 pub use runner::{DropRecord, DropSink, JsonLines, NoDropLog, Runner};
 pub use stats::{PortStats, Stats};
