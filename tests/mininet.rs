@@ -197,3 +197,24 @@ fn not_root_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(text(&out.stderr).contains("Mininet needs root"), "{}", show(&out));
 }
+
+#[test]
+fn cli_mode_runs_mininet_commands() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    require_root();
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_emu"))
+        .args(["mininet", "learning-switch", "--topo", "single,2", "--cli"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"h1 ping -c 2 h2\nnodes\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", show(&out));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("2 packets transmitted, 2 received, 0% packet loss"), "{stdout}");
+    assert!(stdout.contains("h1 h2 s1"), "{stdout}");
+    assert_clean(&["s1"]);
+}

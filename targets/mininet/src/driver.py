@@ -243,7 +243,9 @@ def main():
             len(net.hosts), len(net.switches), SPEC['topology_name']))
         if SPEC['mode'] == 'cli':
             from mininet.cli import CLI
+            setLogLevel('output')  # the CLI prints what commands print at this level
             CLI(net)
+            setLogLevel('warning')
         else:
             failed = run_steps(net, SPEC['steps'])
     except SetupError as e:
