@@ -213,8 +213,9 @@ fn cli_mode_runs_mininet_commands() {
     child.stdin.take().unwrap().write_all(b"h1 ping -c 2 h2\nnodes\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", show(&out));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("2 packets transmitted, 2 received, 0% packet loss"), "{stdout}");
-    assert!(stdout.contains("h1 h2 s1"), "{stdout}");
+    // Mininet's CLI prints through its logger, on stderr.
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert!(all.contains("2 packets transmitted, 2 received, 0% packet loss"), "{all}");
+    assert!(all.contains("h1 h2 s1"), "{all}");
     assert_clean(&["s1"]);
 }
