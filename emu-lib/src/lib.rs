@@ -5,6 +5,10 @@
 //! [`NetworkFunction::process`] function that looks at a [`Packet`] through typed header views
 //! ([`wire`]) and returns an [`Action`].
 //!
+//! This crate is the one NF authors depend on. It re-exports the programming model, which
+//! lives in `emu-core` so that the HLS compiler (`emu-hls`) can read the same definitions —
+//! header field tables, state-element semantics — without depending on the macro that uses it.
+//!
 //! ```
 //! use emu::prelude::*;
 //!
@@ -36,45 +40,4 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
-pub mod action;
-pub mod addr;
-pub mod bits;
-pub mod craft;
-pub mod nf;
-pub mod packet;
-pub mod state;
-pub mod wire;
-
-pub use action::{Action, DropReason, Port, PortMask, Ports, Verdict, MAX_PORTS};
-pub use addr::{Ipv4Addr, Mac};
-pub use arbitrary_int::*;
-pub use bits::{Bits, Bytes, Scalar};
-pub use nf::{Config, ConfigError, NetworkFunction, NfDescriptor, Param};
-pub use packet::{check_frame, Meta, Packet, Timestamp, DEFAULT_MAX_FRAME};
-pub use state::{Array, Cam, Counter, HashTable, Lru, Queue, Register, Tcam};
-
-pub use wire::arp::Header as ArpHeader;
-pub use wire::dns::Header as DnsHeader;
-pub use wire::ethernet::Header as EthernetHeader;
-pub use wire::icmpv4::Header as Icmpv4Header;
-pub use wire::ipv4::Header as Ipv4Header;
-pub use wire::memcached::binary::Header as MemcachedBinaryHeader;
-pub use wire::memcached::udp_frame::Header as MemcachedUdpFrameHeader;
-pub use wire::tcp::Header as TcpHeader;
-pub use wire::udp::Header as UdpHeader;
-pub use wire::vlan::Header as VlanHeader;
-
-#[doc(hidden)]
-pub use paste;
-
-/// What an NF module imports: `use emu::prelude::*;`.
-pub mod prelude {
-    pub use crate::action::{Action, DropReason, Port, PortMask};
-    pub use crate::addr::{Ipv4Addr, Mac};
-    pub use crate::bits::{Bits, Bytes, Scalar};
-    pub use crate::nf::{Config, ConfigError, NetworkFunction, NfDescriptor, Param};
-    pub use crate::packet::{Meta, Packet};
-    pub use crate::state::{Array, Cam, Counter, HashTable, Lru, Queue, Register, Tcam};
-    pub use crate::wire::checksum;
-    pub use arbitrary_int::*;
-}
+pub use emu_core::*;

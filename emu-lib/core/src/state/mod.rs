@@ -27,7 +27,7 @@
 //! # Example: a MAC learning table
 //!
 //! ```
-//! use emu::{Cam, Mac, Port};
+//! use emu_core::{Cam, Mac, Port};
 //!
 //! let mut mac_table: Cam<Mac, Port, 2> = Cam::default();
 //! let a = Mac::from_bytes([2, 0, 0, 0, 0, 0xa]);

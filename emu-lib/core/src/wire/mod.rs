@@ -15,7 +15,7 @@
 //! the packet's end. `Header::new_checked` tells untrusted input that is too short apart.
 //!
 //! ```
-//! use emu::wire::ipv4;
+//! use emu_core::wire::ipv4;
 //! let bytes = [0x45, 0, 0, 20, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
 //! let ip = ipv4::Header::new_checked(&bytes[..]).unwrap();
 //! assert_eq!(ip.ihl().value(), 5);
@@ -113,23 +113,23 @@ pub const fn total_bits(widths: &[usize]) -> usize {
 ///
 /// ```
 /// mod tag {
-///     emu::header! {
+///     emu_core::header! {
 ///         /// A made-up 3-byte tag.
 ///         "tag" {
 ///             /// Priority.
-///             prio: emu::u3,
+///             prio: emu_core::u3,
 ///             /// Whether the frame may be dropped.
 ///             drop_eligible: bool,
 ///             /// Tag identifier.
-///             id: emu::u20,
+///             id: emu_core::u20,
 ///         }
 ///     }
 /// }
 /// assert_eq!(tag::HEADER_LEN, 3);
 /// let mut b = [0u8; 3];
 /// let mut t = tag::Header::new_unchecked(&mut b[..]);
-/// t.set_id(emu::u20::new(0xabcde));
-/// t.set_prio(emu::u3::new(5));
+/// t.set_id(emu_core::u20::new(0xabcde));
+/// t.set_prio(emu_core::u3::new(5));
 /// assert_eq!(b, [0xaa, 0xbc, 0xde]);
 /// ```
 #[macro_export]

@@ -9,7 +9,7 @@
 /// A `BITS` outside `1..=64` is a compile-time error.
 ///
 /// ```
-/// use emu::Counter;
+/// use emu_core::Counter;
 ///
 /// let mut c: Counter<8> = Counter::default();
 /// c.set(255);

@@ -8,7 +8,7 @@ use core::fmt;
 /// `0xEDB88320`, initial value `0xFFFFFFFF`, final XOR `0xFFFFFFFF`.
 ///
 /// ```
-/// assert_eq!(emu::state::crc32(b"123456789"), 0xCBF4_3926);
+/// assert_eq!(emu_core::state::crc32(b"123456789"), 0xCBF4_3926);
 /// ```
 #[inline]
 pub fn crc32(bytes: &[u8]) -> u32 {
@@ -63,7 +63,7 @@ const CRC32_TABLE: [u32; 256] = {
 /// most 256; anything else is a compile-time error:
 ///
 /// ```compile_fail
-/// let t: emu::HashTable<u32, u32, 12, 4> = Default::default(); // 3 sets
+/// let t: emu_core::HashTable<u32, u32, 12, 4> = Default::default(); // 3 sets
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct HashTable<K: Bits, V: Bits, const N: usize, const WAYS: usize = 4> {

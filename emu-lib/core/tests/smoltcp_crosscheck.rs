@@ -1,4 +1,4 @@
-//! Cross-checks Emu's header views (`emu::wire`) against an independent implementation,
+//! Cross-checks Emu's header views (`emu_core::wire`) against an independent implementation,
 //! `smoltcp::wire`.
 //!
 //! - **Reading**: on random bytes and on valid frames built by smoltcp, every field our views
@@ -14,8 +14,8 @@
 //! bytes past the end as 0; on short buffers we therefore compare our view of the buffer with
 //! smoltcp's view of the buffer zero-padded to the header's fixed length.
 
-use emu::wire::{arp, checksum, ethernet, icmpv4, ipv4, tcp, udp};
-use emu::{u13, u2, u3, u4, u6, Ipv4Addr, Mac};
+use emu_core::wire::{arp, checksum, ethernet, icmpv4, ipv4, tcp, udp};
+use emu_core::{u13, u2, u3, u4, u6, Ipv4Addr, Mac};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
