@@ -18,6 +18,8 @@ PACKAGES=(
   memcached        # a real memcached server in the Mininet experiments
   libmemcached-tools # memcslap, memccp, memccat: real memcached clients
   iperf3           # TCP throughput through the NF switch
+  verilator        # lints the HLS compiler's Verilog; the `emu sim` Verilator tier
+  yosys            # synthesizes the generated Verilog (synth_xilinx checks, emu synth)
 )
 
 missing=()

@@ -41,3 +41,7 @@
 #![deny(unsafe_code)]
 
 pub use emu_core::*;
+
+/// Marks the module that holds an NF and checks it against the synthesizable subset; see
+/// [`emu_macros`] and docs/hls-subset.md.
+pub use emu_macros::nf;

@@ -12,101 +12,110 @@
 #![deny(missing_docs)]
 
 use emu::prelude::*;
-use emu::wire::{arp, icmpv4};
+
+pub use self::icmp_echo::*;
 
 /// Ethernet + IPv4 with up to 40 bytes of options + ICMP echo header fit in 128 bytes.
-pub const WINDOW: usize = 128;
+pub const WINDOW: usize = self::icmp_echo::HLS_WINDOW;
 
-/// The responder's state.
-#[derive(Debug)]
-pub struct IcmpEcho {
-    /// The address answered for.
-    pub ip: Ipv4Addr,
-    /// The MAC given in ARP replies.
-    pub mac: Mac,
-    /// Echo replies sent.
-    pub replies: Counter,
-    /// ARP replies sent.
-    pub arp_replies: Counter,
-}
+/// The responder as one NF module: `#[emu::nf]` checks it against the synthesizable subset,
+/// and the HLS compiler builds its state and `process` as hardware.
+#[emu::nf(ports = 4, window = 128)]
+pub mod icmp_echo {
+    use emu::prelude::*;
+    use emu::wire::{arp, icmpv4};
 
-impl IcmpEcho {
-    /// A responder for `ip` with `mac`.
-    pub fn new(ip: Ipv4Addr, mac: Mac) -> IcmpEcho {
-        IcmpEcho { ip, mac, replies: Counter::default(), arp_replies: Counter::default() }
+    /// The responder's state.
+    #[derive(Debug)]
+    pub struct IcmpEcho {
+        /// The address answered for.
+        pub ip: Ipv4Addr,
+        /// The MAC given in ARP replies.
+        pub mac: Mac,
+        /// Echo replies sent.
+        pub replies: Counter,
+        /// ARP replies sent.
+        pub arp_replies: Counter,
     }
 
-    fn arp(&mut self, pkt: &mut Packet) -> Action {
-        let req = pkt.arp();
-        if !req.is_ethernet_ipv4() || req.oper() != arp::OPER_REQUEST || req.tpa() != self.ip {
-            return Action::Drop(DropReason::NotForUs);
+    impl IcmpEcho {
+        /// A responder for `ip` with `mac`.
+        pub fn new(ip: Ipv4Addr, mac: Mac) -> IcmpEcho {
+            IcmpEcho { ip, mac, replies: Counter::default(), arp_replies: Counter::default() }
         }
-        let (asker_mac, asker_ip) = (req.sha(), req.spa());
-        let mut eth = pkt.ethernet_mut();
-        eth.set_dst(asker_mac);
-        eth.set_src(self.mac);
-        let mut rep = pkt.arp_mut();
-        rep.set_oper(arp::OPER_REPLY);
-        rep.set_sha(self.mac);
-        rep.set_spa(self.ip);
-        rep.set_tha(asker_mac);
-        rep.set_tpa(asker_ip);
-        self.arp_replies.inc();
-        Action::Reply
+
+        fn arp(&mut self, pkt: &mut Packet) -> Action {
+            let req = pkt.arp();
+            if !req.is_ethernet_ipv4() || req.oper() != arp::OPER_REQUEST || req.tpa() != self.ip {
+                return Action::Drop(DropReason::NotForUs);
+            }
+            let (asker_mac, asker_ip) = (req.sha(), req.spa());
+            let mut eth = pkt.ethernet_mut();
+            eth.set_dst(asker_mac);
+            eth.set_src(self.mac);
+            let mut rep = pkt.arp_mut();
+            rep.set_oper(arp::OPER_REPLY);
+            rep.set_sha(self.mac);
+            rep.set_spa(self.ip);
+            rep.set_tha(asker_mac);
+            rep.set_tpa(asker_ip);
+            self.arp_replies.inc();
+            Action::Reply
+        }
+
+        fn ipv4(&mut self, pkt: &mut Packet) -> Action {
+            let ip = pkt.ipv4();
+            if ip.dst() != self.ip {
+                return Action::Drop(DropReason::NotForUs);
+            }
+            if !ip.checksum_ok() {
+                return Action::Drop(DropReason::Ipv4Checksum);
+            }
+            if ip.protocol() != 1 || ip.more_frags() || ip.frag_offset().value() != 0 {
+                return Action::Drop(DropReason::Unsupported);
+            }
+            let l4 = 14 + ip.header_len();
+            let end = 14 + ip.total_len() as usize;
+            let (src, ttl) = (ip.src(), ip.ttl());
+            let icmp = pkt.icmpv4_at(l4);
+            if icmp.msg_type() != icmpv4::ECHO_REQUEST {
+                return Action::Drop(DropReason::Unsupported);
+            }
+            if checksum::fold(pkt.ones_sum(l4, end)) != 0xffff {
+                return Action::Drop(DropReason::IcmpChecksum);
+            }
+            let code = icmp.code() as u16;
+            let icmp_sum = icmp.checksum();
+
+            let mut eth = pkt.ethernet_mut();
+            let (a, b) = (eth.src(), eth.dst());
+            eth.set_src(b);
+            eth.set_dst(a);
+
+            // Swapping the addresses leaves the header sum unchanged; only the TTL word changes.
+            let mut ip = pkt.ipv4_mut();
+            let old_word = (ttl as u16) << 8 | 1;
+            ip.set_src(self.ip);
+            ip.set_dst(src);
+            ip.set_ttl(64);
+            let c = checksum::update16(ip.checksum(), old_word, 64 << 8 | 1);
+            ip.set_checksum(c);
+
+            let mut icmp = pkt.icmpv4_at_mut(l4);
+            icmp.set_msg_type(icmpv4::ECHO_REPLY);
+            icmp.set_checksum(checksum::update16(icmp_sum, (icmpv4::ECHO_REQUEST as u16) << 8 | code, code));
+            self.replies.inc();
+            Action::Reply
+        }
     }
 
-    fn ipv4(&mut self, pkt: &mut Packet) -> Action {
-        let ip = pkt.ipv4();
-        if ip.dst() != self.ip {
-            return Action::Drop(DropReason::NotForUs);
-        }
-        if !ip.checksum_ok() {
-            return Action::Drop(DropReason::Ipv4Checksum);
-        }
-        if ip.protocol() != 1 || ip.more_frags() || ip.frag_offset().value() != 0 {
-            return Action::Drop(DropReason::Unsupported);
-        }
-        let l4 = 14 + ip.header_len();
-        let end = 14 + ip.total_len() as usize;
-        let (src, ttl) = (ip.src(), ip.ttl());
-        let icmp = pkt.icmpv4_at(l4);
-        if icmp.msg_type() != icmpv4::ECHO_REQUEST {
-            return Action::Drop(DropReason::Unsupported);
-        }
-        if checksum::fold(pkt.ones_sum(l4, end)) != 0xffff {
-            return Action::Drop(DropReason::IcmpChecksum);
-        }
-        let code = icmp.code() as u16;
-        let icmp_sum = icmp.checksum();
-
-        let mut eth = pkt.ethernet_mut();
-        let (a, b) = (eth.src(), eth.dst());
-        eth.set_src(b);
-        eth.set_dst(a);
-
-        // Swapping the addresses leaves the header sum unchanged; only the TTL word changes.
-        let mut ip = pkt.ipv4_mut();
-        let old_word = (ttl as u16) << 8 | 1;
-        ip.set_src(self.ip);
-        ip.set_dst(src);
-        ip.set_ttl(64);
-        let c = checksum::update16(ip.checksum(), old_word, 64 << 8 | 1);
-        ip.set_checksum(c);
-
-        let mut icmp = pkt.icmpv4_at_mut(l4);
-        icmp.set_msg_type(icmpv4::ECHO_REPLY);
-        icmp.set_checksum(checksum::update16(icmp_sum, (icmpv4::ECHO_REQUEST as u16) << 8 | code, code));
-        self.replies.inc();
-        Action::Reply
-    }
-}
-
-impl NetworkFunction for IcmpEcho {
-    fn process(&mut self, pkt: &mut Packet, _meta: &Meta) -> Action {
-        match pkt.ethernet().ethertype() {
-            0x0806 => self.arp(pkt),
-            0x0800 => self.ipv4(pkt),
-            _ => Action::Drop(DropReason::NotForUs),
+    impl NetworkFunction for IcmpEcho {
+        fn process(&mut self, pkt: &mut Packet, _meta: &Meta) -> Action {
+            match pkt.ethernet().ethertype() {
+                0x0806 => self.arp(pkt),
+                0x0800 => self.ipv4(pkt),
+                _ => Action::Drop(DropReason::NotForUs),
+            }
         }
     }
 }
@@ -118,7 +127,7 @@ const MAC: Param = Param { name: "mac", help: "MAC address to give in ARP replie
 pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     name: "icmp-echo",
     summary: "answers ICMP echo requests (ping) and ARP for one IPv4 address",
-    ports: 4,
+    ports: HLS_PORTS,
     window: WINDOW,
     params: &[IP, MAC],
     build: |c| Ok(Box::new(IcmpEcho::new(c.get(&IP)?, c.get(&MAC)?))),
@@ -127,7 +136,7 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
 #[cfg(test)]
 mod test {
     use super::*;
-    use emu::wire::ipv4;
+    use emu::wire::{arp, icmpv4, ipv4};
 
     const ME: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
     const PEER: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);

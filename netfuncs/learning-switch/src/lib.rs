@@ -11,35 +11,44 @@
 
 use emu::prelude::*;
 
-/// Entries in the MAC table.
-pub const MAC_TABLE_SIZE: usize = 16;
+pub use self::learning_switch::*;
 
-/// The switch's state.
-#[derive(Default, Debug)]
-pub struct LearningSwitch {
-    /// Source MAC → the port it was last seen on.
-    pub mac_table: Cam<Mac, Port, MAC_TABLE_SIZE>,
-    /// Frames flooded because the destination was broadcast, multicast or unknown.
-    pub floods: Counter,
-}
+/// The switch as one NF module: `#[emu::nf]` checks it against the synthesizable subset, and
+/// the HLS compiler builds its state and `process` as hardware.
+#[emu::nf(ports = 4, window = 64)]
+pub mod learning_switch {
+    use emu::prelude::*;
 
-impl NetworkFunction for LearningSwitch {
-    fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
-        let eth = pkt.ethernet();
-        let (src, dst) = (eth.src(), eth.dst());
-        if !src.is_multicast() {
-            self.mac_table.insert(src, meta.in_port);
-        }
-        if dst.is_multicast() {
-            self.floods.inc();
-            return Action::Flood;
-        }
-        match self.mac_table.get(dst) {
-            Some(port) if port == meta.in_port => Action::Drop(DropReason::SamePort),
-            Some(port) => Action::Forward(port),
-            None => {
+    /// Entries in the MAC table.
+    pub const MAC_TABLE_SIZE: usize = 16;
+
+    /// The switch's state.
+    #[derive(Default, Debug)]
+    pub struct LearningSwitch {
+        /// Source MAC → the port it was last seen on.
+        pub mac_table: Cam<Mac, Port, MAC_TABLE_SIZE>,
+        /// Frames flooded because the destination was broadcast, multicast or unknown.
+        pub floods: Counter,
+    }
+
+    impl NetworkFunction for LearningSwitch {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            let eth = pkt.ethernet();
+            let (src, dst) = (eth.src(), eth.dst());
+            if !src.is_multicast() {
+                self.mac_table.insert(src, meta.in_port);
+            }
+            if dst.is_multicast() {
                 self.floods.inc();
-                Action::Flood
+                return Action::Flood;
+            }
+            match self.mac_table.get(dst) {
+                Some(port) if port == meta.in_port => Action::Drop(DropReason::SamePort),
+                Some(port) => Action::Forward(port),
+                None => {
+                    self.floods.inc();
+                    Action::Flood
+                }
             }
         }
     }
@@ -49,8 +58,8 @@ impl NetworkFunction for LearningSwitch {
 pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     name: "learning-switch",
     summary: "Ethernet learning switch (NetFPGA reference semantics)",
-    ports: 4,
-    window: 64,
+    ports: HLS_PORTS,
+    window: HLS_WINDOW,
     params: &[],
     build: |_| Ok(Box::new(LearningSwitch::default())),
 };

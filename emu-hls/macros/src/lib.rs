@@ -1,0 +1,211 @@
+//! `#[emu::nf]`: marks the module that holds a network function, checks it against the
+//! synthesizable subset at compile time, and records its source for the HLS compiler.
+//!
+//! ```
+//! #[emu::nf(ports = 4, window = 64)]
+//! pub mod mirror {
+//!     use emu::prelude::*;
+//!
+//!     /// Sends every frame back where it came from, and counts them.
+//!     #[derive(Default)]
+//!     pub struct Mirror {
+//!         pub frames: Counter,
+//!     }
+//!
+//!     impl NetworkFunction for Mirror {
+//!         fn process(&mut self, _pkt: &mut Packet, _meta: &Meta) -> Action {
+//!             self.frames.inc();
+//!             Action::Reply
+//!         }
+//!     }
+//! }
+//!
+//! assert_eq!(mirror::HLS_PORTS, 4);
+//! assert_eq!(mirror::HLS_WINDOW, 64);
+//! assert!(mirror::HLS_SOURCE.contains("frames"));
+//! ```
+//!
+//! The attribute goes on an inline module: the state struct, its `impl NetworkFunction`, the
+//! helpers and constants. The module is left exactly as written, so the CPU target compiles the
+//! same code; the macro adds three constants to it:
+//!
+//! - `HLS_SOURCE: &str`: the module's tokens as text (without the attribute), which `emu hls`
+//!   parses with `syn::parse_str::<syn::ItemMod>` and compiles;
+//! - `HLS_PORTS: usize` and `HLS_WINDOW: usize`: the attribute's arguments.
+//!
+//! Every construct outside the subset (docs/hls-subset.md) is a compile error on the offending
+//! code, all of them at once, each saying what to write instead.
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+use emu_hls::front::{check_module, Options};
+use proc_macro::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream as TokenStream2};
+use quote::{quote, ToTokens, TokenStreamExt};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+
+/// Marks an NF module: `#[emu::nf(ports = N, window = BYTES)]` on `mod name { … }`.
+///
+/// - `ports`: the number of ports the hardware is built for, 1 to 32.
+/// - `window`: the header window in bytes, from 14 (an Ethernet header) to 1518 (a whole
+///   frame): the bytes the NF reads and writes; the rest of the frame passes through.
+#[proc_macro_attribute]
+pub fn nf(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand(attr.into(), item.into()).into()
+}
+
+/// The attribute's arguments.
+#[derive(Default)]
+struct Args {
+    ports: Option<usize>,
+    window: Option<usize>,
+}
+
+/// Two spans as tokens, so `syn::Error::new_spanned` covers `start..end`.
+struct SpanRange(Span, Span);
+
+impl ToTokens for SpanRange {
+    fn to_tokens(&self, tokens: &mut TokenStream2) {
+        tokens.append(Ident::new("start", self.0));
+        tokens.append(Ident::new("end", self.1));
+    }
+}
+
+fn push(errors: &mut Option<syn::Error>, e: syn::Error) {
+    match errors {
+        Some(all) => all.combine(e),
+        None => *errors = Some(e),
+    }
+}
+
+fn parse_args(attr: TokenStream2, errors: &mut Option<syn::Error>) -> Args {
+    const USAGE: &str =
+        "`#[emu::nf]` takes `ports = N` and `window = BYTES`, e.g. `#[emu::nf(ports = 4, window = 64)]`";
+    let mut args = Args::default();
+    let parsed = syn::parse::Parser::parse2(Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated, attr);
+    let list = match parsed {
+        Ok(list) => list,
+        Err(e) => {
+            push(errors, syn::Error::new(e.span(), format!("{e}; {USAGE}")));
+            return args;
+        }
+    };
+    for nv in list {
+        let name = nv.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let (slot, min, max, what) = match name.as_str() {
+            "ports" => (&mut args.ports, 1, emu_core::MAX_PORTS, "the number of ports"),
+            "window" => (
+                &mut args.window,
+                emu_core::wire::ethernet::HEADER_LEN,
+                emu_core::DEFAULT_MAX_FRAME,
+                "the header window in bytes",
+            ),
+            _ => {
+                push(
+                    errors,
+                    syn::Error::new_spanned(
+                        &nv.path,
+                        format!("unknown argument `{}`; {USAGE}", nv.path.to_token_stream()),
+                    ),
+                );
+                continue;
+            }
+        };
+        if slot.is_some() {
+            push(errors, syn::Error::new_spanned(&nv.path, format!("`{name}` is given twice")));
+            continue;
+        }
+        let value = match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if matches!(i.suffix(), "" | "usize") => {
+                i.base10_parse::<usize>().ok()
+            }
+            _ => None,
+        };
+        match value {
+            Some(v) if (min..=max).contains(&v) => *slot = Some(v),
+            Some(v) => push(
+                errors,
+                syn::Error::new_spanned(&nv.value, format!("`{name} = {v}` is out of range: {what} is {min} to {max}")),
+            ),
+            None => push(
+                errors,
+                syn::Error::new_spanned(
+                    &nv.value,
+                    format!("`{name}` takes an integer literal ({what}), e.g. `{name} = {min}`"),
+                ),
+            ),
+        }
+    }
+    for (name, given, example) in
+        [("ports", args.ports.is_some(), "ports = 4"), ("window", args.window.is_some(), "window = 64")]
+    {
+        if !given && errors.is_none() {
+            push(
+                errors,
+                syn::Error::new(
+                    Span::call_site(),
+                    format!("missing `{name}`: write `#[emu::nf({example}, …)]`; {USAGE}"),
+                ),
+            );
+        }
+    }
+    args
+}
+
+fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
+    let mut errors = None;
+    let args = parse_args(attr, &mut errors);
+    let mut module: syn::ItemMod = match syn::parse2(item.clone()) {
+        Ok(m) => m,
+        Err(_) => {
+            let e = syn::Error::new_spanned(
+                &item,
+                "`#[emu::nf]` goes on an inline module that holds the NF: \
+                 `#[emu::nf(ports = 4, window = 64)] pub mod my_nf { … }`",
+            );
+            let e = e.to_compile_error();
+            return quote!(#item #e);
+        }
+    };
+    if module.content.is_none() {
+        push(
+            &mut errors,
+            syn::Error::new(
+                module.span(),
+                "write the NF module inline (`mod my_nf { … }`), so the macro sees its items",
+            ),
+        );
+        let e = errors.map(|e| e.to_compile_error());
+        return quote!(#module #e);
+    }
+    let source = module.to_token_stream().to_string();
+    // With a bad `window` the checks of constant window indices are skipped, not guessed.
+    let options = Options { window: args.window.unwrap_or(usize::MAX) };
+    if let Err(found) = check_module(&module, &options) {
+        for e in found {
+            push(&mut errors, syn::Error::new_spanned(SpanRange(e.start, e.end), e.message));
+        }
+    }
+    let ports = args.ports.unwrap_or(0);
+    let window = args.window.unwrap_or(0);
+    let consts: [syn::Item; 3] = [
+        syn::parse_quote! {
+            /// The source of this NF module, as text, for the HLS compiler (`emu hls`).
+            pub const HLS_SOURCE: &str = #source;
+        },
+        syn::parse_quote! {
+            /// The number of ports the hardware is built for (`#[emu::nf(ports = …)]`).
+            pub const HLS_PORTS: usize = #ports;
+        },
+        syn::parse_quote! {
+            /// The header window in bytes (`#[emu::nf(window = …)]`).
+            pub const HLS_WINDOW: usize = #window;
+        },
+    ];
+    if let Some((_, items)) = &mut module.content {
+        items.extend(consts);
+    }
+    let errors = errors.map(|e| e.to_compile_error());
+    quote!(#module #errors)
+}

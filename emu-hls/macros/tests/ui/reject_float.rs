@@ -1,0 +1,21 @@
+//! Floating point.
+#![allow(dead_code, unused)]
+
+#[emu::nf(ports = 4, window = 64)]
+mod nf {
+    use emu::prelude::*;
+
+    pub struct Nf {
+        pub macs: Cam<Mac, Port, 16>,
+        pub floods: Counter,
+    }
+
+    impl NetworkFunction for Nf {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            let scale = 0.5;
+            Action::Flood
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,24 @@
+//! An integer literal whose width cannot be known.
+#![allow(dead_code, unused)]
+
+#[emu::nf(ports = 4, window = 64)]
+mod nf {
+    use emu::prelude::*;
+
+    pub struct Nf {
+        pub macs: Cam<Mac, Port, 16>,
+        pub floods: Counter,
+    }
+
+    impl NetworkFunction for Nf {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            let limit = 64;
+            if limit > 10 {
+                return Action::Flood;
+            }
+            Action::Reply
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,745 @@
+//! [`HashTable`]: a set-associative table in block RAM, hashed by CRC-32.
+
+use super::{address_width, wrapper, StateBlock};
+use crate::verilog::{Expr, Item, Literal, Radix, Stmt};
+use rust_hdl::prelude::*;
+
+/// The CRC-32 of a fixed-width key as XORs of its bits: CRC-32 over a fixed number of bytes is
+/// affine over GF(2), so output bit `j` of `crc32(be(key))` is the parity of
+/// `key & masks[j]`, XOR bit `j` of `constant`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Crc32Matrix {
+    /// Per output bit `j` (0 = least significant), the key bits it depends on, as 64-bit limbs
+    /// least significant first (bit `b` of the mask is bit `b` of the key's value).
+    pub masks: Vec<Vec<u64>>,
+    /// The CRC of the all-zero key.
+    pub constant: u32,
+}
+
+/// The [`Crc32Matrix`] of `emu_core::state::crc32` over the big-endian byte form of a
+/// `key_width`-bit key (`⌈key_width / 8⌉` bytes, the value right-aligned), which is what
+/// `emu_core::HashTable` hashes.
+pub fn crc32_matrix(key_width: usize) -> Crc32Matrix {
+    let bytes = key_width.div_ceil(8);
+    let limbs = key_width.div_ceil(64);
+    let zero = vec![0u8; bytes];
+    let constant = emu_core::state::crc32(&zero);
+    let mut masks = vec![vec![0u64; limbs]; 32];
+    for b in 0..key_width {
+        let mut key = zero.clone();
+        key[bytes - 1 - b / 8] = 1 << (b % 8);
+        let column = emu_core::state::crc32(&key) ^ constant;
+        for (j, mask) in masks.iter_mut().enumerate() {
+            if column >> j & 1 == 1 {
+                mask[b / 64] |= 1 << (b % 64);
+            }
+        }
+    }
+    Crc32Matrix { masks, constant }
+}
+
+/// `set_q × per` as an index into a flat vector of `total` bits (`set_q` has `sb` bits): a
+/// concatenation when `per` is a power of two, a multiplication otherwise.
+fn flat_base(sb: u32, per: u32, total: u64) -> Expr {
+    let iw = address_width(total);
+    let set = Expr::id("set_q");
+    if per.is_power_of_two() {
+        let shift = per.trailing_zeros();
+        match (shift, iw - sb - shift) {
+            (0, 0) => set,
+            (0, pad) => Expr::concat(vec![Expr::zero(pad), set]),
+            (shift, _) => Expr::concat(vec![set, Expr::zero(shift)]),
+        }
+    } else {
+        Expr::concat(vec![Expr::zero(iw - sb), set]).binary(crate::verilog::BinOp::Mul, Expr::dec(iw, per as u128))
+    }
+}
+
+/// A set-associative table of `N` (key, value) entries in `N / WAYS` sets of `WAYS` ways: the
+/// hardware of `emu_core::HashTable<K, V, N, WAYS>` with `K::WIDTH = KW`, `V::WIDTH = VW`.
+///
+/// The keys and values of a set are one word of a block RAM (`WAYS × (KW + VW)` bits, one
+/// word per set); the valid bits and each set's round-robin pointer are registers. The set of
+/// a key is the low `log2(N / WAYS)` bits of the CRC-32 of its big-endian bytes, computed as
+/// XOR trees ([`crc32_matrix`]). Semantics (the CPU's, exactly):
+///
+/// - a key lives only in its set; way `w` of set `s` is slot `s × WAYS + w`;
+/// - *get* returns the value of the way of the key's set holding the key;
+/// - *insert* of a present key overwrites its value in place (the pointer stays); of a new
+///   key fills the lowest-index empty way of its set, even when other sets have room; into a
+///   full set it replaces the way at that set's pointer, returns the old entry and advances
+///   that pointer by one modulo `WAYS`;
+/// - *remove* empties the key's way; no pointer moves.
+///
+/// A request takes two cycles — the first reads the set's word from the RAM, the second
+/// compares the `WAYS` keys, writes the word back and answers — so `req_ready` is low in the
+/// second: a request is taken at a rising edge where `req_valid` and `req_ready` are both high
+/// and answered two cycles later. `N / WAYS` must be a power of two, as on the CPU.
+#[derive(Clone, Debug, LogicBlock)]
+pub struct HashTable<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> {
+    // Clocking.
+    /// The clock: state and responses change only at its rising edge.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: empties every way, sets every pointer to 0, drops a
+    /// request in flight, clears the response registers and ignores the request.
+    pub reset: Signal<In, Bit>,
+
+    // The request port.
+    /// Request strobe: the request is taken at a rising edge where it and `req_ready` are high.
+    pub req_valid: Signal<In, Bit>,
+    /// High when a request can be taken: low during the second cycle of a request (a request
+    /// then is ignored).
+    pub req_ready: Signal<Out, Bit>,
+    /// The operation: [`HashTable::OP_GET`], [`HashTable::OP_INSERT`] or
+    /// [`HashTable::OP_REMOVE`] (3 is a get).
+    pub req_op: Signal<In, Bits<2>>,
+    /// The key looked up, inserted or removed.
+    pub req_key: Signal<In, Bits<KW>>,
+    /// The value inserted (ignored by get and remove).
+    pub req_value: Signal<In, Bits<VW>>,
+
+    // The response port: registers, written two cycles after each request.
+    /// High for the one cycle after a request's second cycle: the `resp_*` ports hold its
+    /// response.
+    pub resp_valid: Signal<Out, Bit>,
+    /// The key was in its set (get: found; insert: overwritten in place; remove: removed).
+    pub resp_hit: Signal<Out, Bit>,
+    /// get hit: the value found; remove hit: the value removed; insert that evicted: the
+    /// evicted entry's value. 0 otherwise.
+    pub resp_value: Signal<Out, Bits<VW>>,
+    /// An insert evicted an entry (its set was full and the key new).
+    pub resp_evicted: Signal<Out, Bit>,
+    /// The evicted entry's key, when `resp_evicted`; 0 otherwise.
+    pub resp_evicted_key: Signal<Out, Bits<KW>>,
+
+    /// The model's sets: per way, the (key, value) of a valid one.
+    _sets: Vec<Vec<Option<(Bits<KW>, Bits<VW>)>>>,
+    /// The model's round-robin pointer of each set.
+    _ptrs: Vec<usize>,
+    /// The model's request in flight: (op, key, value).
+    _pending: Option<(u64, Bits<KW>, Bits<VW>)>,
+}
+
+impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Default for HashTable<KW, VW, N, WAYS> {
+    fn default() -> Self {
+        assert!(
+            WAYS >= 1 && N >= WAYS && N.is_multiple_of(WAYS) && (N / WAYS).is_power_of_two(),
+            "HashTable needs N a positive multiple of WAYS and N / WAYS a power of two"
+        );
+        HashTable {
+            clock: Default::default(),
+            reset: Default::default(),
+            req_valid: Default::default(),
+            req_ready: Signal::new_with_default(true),
+            req_op: Default::default(),
+            req_key: Default::default(),
+            req_value: Default::default(),
+            resp_valid: Default::default(),
+            resp_hit: Default::default(),
+            resp_value: Default::default(),
+            resp_evicted: Default::default(),
+            resp_evicted_key: Default::default(),
+            _sets: vec![vec![None; WAYS]; N / WAYS],
+            _ptrs: vec![0; N / WAYS],
+            _pending: None,
+        }
+    }
+}
+
+impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> HashTable<KW, VW, N, WAYS> {
+    /// `req_op` of a get (the CPU's `get` and `contains`).
+    pub const OP_GET: u64 = 0;
+    /// `req_op` of an insert.
+    pub const OP_INSERT: u64 = 1;
+    /// `req_op` of a remove.
+    pub const OP_REMOVE: u64 = 2;
+    /// Cycles from a request to its response.
+    pub const LATENCY: usize = 2;
+    /// Cycles from one request to the next.
+    pub const INTERVAL: usize = 2;
+    /// The number of sets, `N / WAYS`.
+    pub const SETS: usize = N / WAYS;
+
+    /// The model's entry in `slot = set × WAYS + way`, `None` when empty or `slot ≥ N` (the
+    /// CPU's `entries`, one slot at a time).
+    pub fn entry(&self, slot: usize) -> Option<(Bits<KW>, Bits<VW>)> {
+        self._sets.get(slot / WAYS)?.get(slot % WAYS).copied().flatten()
+    }
+
+    /// The set of `key`: the low bits of the CRC-32 of its big-endian bytes (the CPU's
+    /// `set_of`).
+    pub fn set_of(key: Bits<KW>) -> usize {
+        let bytes = KW.div_ceil(8);
+        let mut be = vec![0u8; bytes];
+        for b in 0..KW {
+            if key.get_bit(b) {
+                be[bytes - 1 - b / 8] |= 1 << (b % 8);
+            }
+        }
+        emu_core::state::crc32(&be) as usize & (Self::SETS - 1)
+    }
+
+    /// The width of a set number: `log2(SETS)`, 0 with one set.
+    fn set_bits() -> u32 {
+        address_width(Self::SETS as u64)
+    }
+
+    /// Performs the request in flight on the model and writes its response.
+    fn answer(&mut self, op: u64, key: Bits<KW>, value: Bits<VW>) {
+        let s = Self::set_of(key);
+        let set = &mut self._sets[s];
+        let hit = set.iter().position(|e| matches!(e, Some((k, _)) if *k == key));
+        let free = set.iter().position(Option::is_none);
+        self.resp_valid.next = true;
+        self.resp_hit.next = hit.is_some();
+        self.resp_value.next = 0.into();
+        self.resp_evicted.next = false;
+        self.resp_evicted_key.next = 0.into();
+        match (op, hit) {
+            (Self::OP_INSERT, Some(w)) => set[w] = Some((key, value)),
+            (Self::OP_INSERT, None) => match free {
+                Some(w) => set[w] = Some((key, value)),
+                None => {
+                    let w = self._ptrs[s];
+                    let (old_key, old_value) = set[w].replace((key, value)).expect("full");
+                    self.resp_evicted.next = true;
+                    self.resp_evicted_key.next = old_key;
+                    self.resp_value.next = old_value;
+                    self._ptrs[s] = if w + 1 == WAYS { 0 } else { w + 1 };
+                }
+            },
+            (Self::OP_REMOVE, Some(w)) => {
+                self.resp_value.next = set[w].take().expect("a hit way is valid").1;
+            }
+            (Self::OP_REMOVE, None) => {}
+            (_, Some(w)) => self.resp_value.next = set[w].expect("a hit way is valid").1,
+            (_, None) => {}
+        }
+    }
+}
+
+impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Logic for HashTable<KW, VW, N, WAYS> {
+    fn update(&mut self) {
+        if !self.clock.pos_edge() {
+            return;
+        }
+        if self.reset.val() {
+            self._sets.iter_mut().flatten().for_each(|e| *e = None);
+            self._ptrs.iter_mut().for_each(|p| *p = 0);
+            self._pending = None;
+            self.resp_valid.next = false;
+            self.resp_hit.next = false;
+            self.resp_value.next = 0.into();
+            self.resp_evicted.next = false;
+            self.resp_evicted_key.next = 0.into();
+        } else if let Some((op, key, value)) = self._pending.take() {
+            self.answer(op, key, value);
+        } else {
+            self.resp_valid.next = false;
+            if self.req_valid.val() {
+                self._pending = Some((self.req_op.val().to_u64(), self.req_key.val(), self.req_value.val()));
+            }
+        }
+        self.req_ready.next = self._pending.is_none();
+    }
+
+    fn connect(&mut self) {
+        self.req_ready.connect();
+        self.resp_valid.connect();
+        self.resp_hit.connect();
+        self.resp_value.connect();
+        self.resp_evicted.connect();
+        self.resp_evicted_key.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        wrapper(self.verilog_body())
+    }
+}
+
+impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> StateBlock for HashTable<KW, VW, N, WAYS> {
+    fn clock_mut(&mut self) -> &mut Signal<In, Clock> {
+        &mut self.clock
+    }
+
+    fn verilog_body(&self) -> Vec<Item> {
+        let id = Expr::id;
+        let (kw, vw, ways, n) = (KW as u32, VW as u32, WAYS as u64, N as u64);
+        let sets = Self::SETS as u64;
+        let sb = Self::set_bits();
+        let wb = address_width(ways); // way numbers; 0 with one way
+        let entry_w = kw + vw;
+        let word_w = ways as u32 * entry_w;
+        // A set's RAM word, valid bits and pointer, at the set number `at`.
+        let at_set = |mem: &'static str, at: &'static str| -> Expr {
+            if sb == 0 {
+                Expr::id(mem).index(Expr::int(0))
+            } else {
+                Expr::id(mem).index(Expr::id(at))
+            }
+        };
+        let way_key = |w: u64| id("word_q").slice(w as u32 * entry_w + kw - 1, w as u32 * entry_w);
+        let way_value = |w: u64| id("word_q").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w + kw);
+        let way = |w: u64| Expr::dec(wb, w as u128);
+        // Set s's `per` bits of a flat vector: `vector[base +: per]`, the whole vector with one
+        // set.
+        let flat = |vector: &'static str, base: &'static str, per: u32| -> Expr {
+            if sb == 0 {
+                Expr::id(vector)
+            } else {
+                Expr::id(vector).part(Expr::id(base), per)
+            }
+        };
+        // `name == w` for a way-number variable; always true with one way.
+        let is_way = |name: &'static str, w: u64| {
+            if wb == 0 {
+                Expr::bit(true)
+            } else {
+                Expr::id(name).equals(way(w))
+            }
+        };
+        let responses = [
+            ("resp_valid_q", 1),
+            ("resp_hit_q", 1),
+            ("resp_value_q", vw),
+            ("resp_evicted_q", 1),
+            ("resp_evicted_key_q", kw),
+        ];
+
+        let mut items = vec![
+            Item::comment(format!(
+                "HashTable: {sets} sets of {ways} ways. A set's keys and values are one \
+                 {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
+                 key low); its valid bits and round-robin\npointer are registers. Two cycles \
+                 per request: read the set's word, then compare,\nwrite back and answer."
+            )),
+            Item::memory("set_word", word_w, sets).with_attr("ram_style", "block"),
+            // Flat vectors rather than memories, so that a reset clears them in one
+            // assignment: set s's valid bits are valid_flat[s*WAYS +: WAYS], its pointer
+            // ptr_flat[s*PTR_BITS +: PTR_BITS].
+            Item::reg("valid_flat", n as u32),
+        ];
+        if wb > 0 {
+            items.push(Item::reg("ptr_flat", sets as u32 * wb));
+        }
+        items.push(Item::reg("busy", 1));
+        items.push(Item::reg("op_q", 2));
+        items.push(Item::reg("key_q", kw));
+        items.push(Item::reg("value_q", vw));
+        if sb > 0 {
+            items.push(Item::reg("set_q", sb));
+        }
+        items.push(Item::reg("word_q", word_w));
+        for (name, w) in responses {
+            items.push(Item::reg(name, w));
+        }
+
+        // The set of the requested key: the low bits of its CRC-32, as XOR trees.
+        if sb > 0 {
+            let crc = crc32_matrix(KW);
+            items.push(Item::Blank);
+            items.push(Item::comment(
+                "The set of req_key: bit j of the CRC-32 of its big-endian bytes is the parity\n\
+                 of req_key & MASK_j, inverted where the CRC of the zero key has a 1.",
+            ));
+            items.push(Item::wire("req_set", sb));
+            let bits = (0..sb)
+                .rev()
+                .map(|j| {
+                    let mask = Expr::Lit(Literal::from_limbs(kw, crc.masks[j as usize].clone(), Radix::Hex));
+                    let parity = id("req_key").and(mask).parity();
+                    if crc.constant >> j & 1 == 1 {
+                        parity.inv()
+                    } else {
+                        parity
+                    }
+                })
+                .collect();
+            items.push(Item::assign(id("req_set"), Expr::concat(bits)));
+        }
+        let req_set = if sb == 0 { Expr::int(0) } else { id("req_set") };
+
+        // Initial contents and reset.
+        let mut clear = vec![Stmt::nb(id("valid_flat"), Expr::zero(n as u32))];
+        if wb > 0 {
+            clear.push(Stmt::nb(id("ptr_flat"), Expr::zero(sets as u32 * wb)));
+        }
+        clear.push(Stmt::nb(id("busy"), Expr::bit(false)));
+        for (name, w) in responses {
+            clear.push(Stmt::nb(id(name), Expr::zero(w)));
+        }
+        let blocking = |list: &[Stmt]| -> Vec<Stmt> {
+            list.iter()
+                .map(|st| match st {
+                    Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+                    Stmt::For { var, from, to, body } => Stmt::For {
+                        var: var.clone(),
+                        from: *from,
+                        to: *to,
+                        body: body
+                            .iter()
+                            .map(|b| match b {
+                                Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+                                other => other.clone(),
+                            })
+                            .collect(),
+                    },
+                    other => other.clone(),
+                })
+                .collect()
+        };
+        items.push(Item::integer("i"));
+        let mut init = vec![Stmt::For {
+            var: "i".into(),
+            from: 0,
+            to: sets,
+            body: vec![Stmt::blocking(id("set_word").index(id("i")), Expr::zero(word_w))],
+        }];
+        init.extend(blocking(&clear));
+        init.push(Stmt::blocking(id("op_q"), Expr::zero(2)));
+        init.push(Stmt::blocking(id("key_q"), Expr::zero(kw)));
+        init.push(Stmt::blocking(id("value_q"), Expr::zero(vw)));
+        if sb > 0 {
+            init.push(Stmt::blocking(id("set_q"), Expr::zero(sb)));
+        }
+        init.push(Stmt::blocking(id("word_q"), Expr::zero(word_w)));
+        items.push(Item::Initial(init));
+
+        // Second cycle: compare the ways of the word read.
+        items.push(Item::Blank);
+        items.push(Item::comment(
+            "Second cycle: the way holding key_q, the lowest empty way, the victim at the\n\
+             set's pointer, and the set's word and valid bits after an insert or remove.",
+        ));
+        items.push(Item::wire("valid_bits", ways as u32));
+        if sb > 0 {
+            items.push(Item::wire("valid_base", address_width(n)));
+            items.push(Item::assign(id("valid_base"), flat_base(sb, ways as u32, n)));
+        }
+        items.push(Item::assign(id("valid_bits"), flat("valid_flat", "valid_base", ways as u32)));
+        if wb > 0 {
+            items.push(Item::wire("ptr", wb));
+            if sb > 0 {
+                items.push(Item::wire("ptr_base", address_width(sets * wb as u64)));
+                items.push(Item::assign(id("ptr_base"), flat_base(sb, wb, sets * wb as u64)));
+            }
+            items.push(Item::assign(id("ptr"), flat("ptr_flat", "ptr_base", wb)));
+        }
+        let valid = |w: u64| {
+            if ways == 1 {
+                id("valid_bits")
+            } else {
+                id("valid_bits").bit_at(w as u32)
+            }
+        };
+        let mut regs = vec![
+            ("hit", 1),
+            ("full", 1),
+            ("found_value", vw),
+            ("victim_key", kw),
+            ("victim_value", vw),
+            ("new_word", word_w),
+            ("insert_valid", ways as u32),
+            ("remove_valid", ways as u32),
+        ];
+        if wb > 0 {
+            regs.extend([("hit_way", wb), ("free_way", wb), ("target", wb)]);
+        }
+        for (name, w) in &regs {
+            items.push(Item::reg(*name, *w));
+        }
+        let set_way = |flag: &'static str, value: bool, number: &'static str, w: u64| {
+            let mut s = vec![Stmt::blocking(Expr::id(flag), Expr::bit(value))];
+            if wb > 0 {
+                s.push(Stmt::blocking(Expr::id(number), way(w)));
+            }
+            s
+        };
+        let mut compare = set_way("hit", false, "hit_way", 0);
+        compare.extend(set_way("full", true, "free_way", 0));
+        compare.push(Stmt::blocking(id("found_value"), Expr::zero(vw)));
+        for w in (0..ways).rev() {
+            let mut found = set_way("hit", true, "hit_way", w);
+            found.push(Stmt::blocking(id("found_value"), way_value(w)));
+            compare.push(Stmt::if_(valid(w).land(way_key(w).equals(id("key_q"))), found));
+            compare.push(Stmt::if_(valid(w).lnot(), set_way("full", false, "free_way", w)));
+        }
+        // The victim, at the pointer.
+        compare.push(Stmt::blocking(id("victim_key"), way_key(0)));
+        compare.push(Stmt::blocking(id("victim_value"), way_value(0)));
+        for w in 1..ways {
+            compare.push(Stmt::if_(
+                is_way("ptr", w),
+                vec![Stmt::blocking(id("victim_key"), way_key(w)), Stmt::blocking(id("victim_value"), way_value(w))],
+            ));
+        }
+        // The way an insert writes: the hit, else the lowest empty, else the victim.
+        if wb > 0 {
+            compare.push(Stmt::blocking(
+                id("target"),
+                Expr::mux(id("hit"), id("hit_way"), Expr::mux(id("full"), id("ptr"), id("free_way"))),
+            ));
+        }
+        compare.push(Stmt::blocking(id("new_word"), id("word_q")));
+        compare.push(Stmt::blocking(id("insert_valid"), id("valid_bits")));
+        compare.push(Stmt::blocking(id("remove_valid"), id("valid_bits")));
+        let entry_slice = |w: u64| id("new_word").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w);
+        let bit_of = |name: &'static str, w: u64| {
+            if ways == 1 {
+                Expr::id(name)
+            } else {
+                Expr::id(name).bit_at(w as u32)
+            }
+        };
+        for w in 0..ways {
+            compare.push(Stmt::if_(
+                is_way("target", w),
+                vec![Stmt::blocking(entry_slice(w), Expr::concat(vec![id("value_q"), id("key_q")]))],
+            ));
+            compare.push(Stmt::if_(
+                is_way("free_way", w),
+                vec![Stmt::blocking(bit_of("insert_valid", w), Expr::bit(true))],
+            ));
+            compare.push(Stmt::if_(
+                is_way("hit_way", w),
+                vec![Stmt::blocking(bit_of("remove_valid", w), Expr::bit(false))],
+            ));
+        }
+        items.push(Item::always_comb(compare));
+
+        // The RAM port: read in the first cycle, write back in the second.
+        let op_is = |op: u64| id("op_q").equals(Expr::dec(2, op as u128));
+        items.push(Item::Blank);
+        items.push(Item::comment(
+            "The RAM port: the first cycle reads the set's word, an insert's second cycle\n\
+             writes it back.",
+        ));
+        items.push(Item::always_posedge(
+            "clock",
+            vec![Stmt::if_(
+                id("reset").lnot(),
+                vec![Stmt::if_else(
+                    id("busy"),
+                    vec![Stmt::if_(
+                        op_is(Self::OP_INSERT),
+                        vec![Stmt::nb(at_set("set_word", "set_q"), id("new_word"))],
+                    )],
+                    vec![Stmt::if_(
+                        id("req_valid"),
+                        vec![Stmt::nb(id("word_q"), id("set_word").index(req_set.clone()))],
+                    )],
+                )],
+            )],
+        ));
+
+        // Control, valid bits, pointers and responses.
+        let mut evict = vec![
+            Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
+            Stmt::nb(id("resp_evicted_key_q"), id("victim_key")),
+            Stmt::nb(id("resp_value_q"), id("victim_value")),
+        ];
+        if wb > 0 {
+            evict.push(Stmt::nb(
+                flat("ptr_flat", "ptr_base", wb),
+                Expr::mux(id("ptr").equals(way(ways - 1)), way(0), id("ptr").plus(way(1))),
+            ));
+        }
+        let insert = vec![Stmt::if_(
+            id("hit").lnot(),
+            vec![Stmt::if_else(
+                id("full").lnot(),
+                vec![Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("insert_valid"))],
+                evict,
+            )],
+        )];
+        let remove = vec![Stmt::if_(
+            id("hit"),
+            vec![
+                Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("remove_valid")),
+                Stmt::nb(id("resp_value_q"), id("found_value")),
+            ],
+        )];
+        let get = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), id("found_value"))])];
+        let answer = vec![
+            Stmt::nb(id("busy"), Expr::bit(false)),
+            Stmt::nb(id("resp_valid_q"), Expr::bit(true)),
+            Stmt::nb(id("resp_hit_q"), id("hit")),
+            Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
+            Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
+            Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
+            Stmt::Case {
+                subject: id("op_q"),
+                arms: vec![
+                    (vec![Expr::dec(2, Self::OP_INSERT as u128)], insert),
+                    (vec![Expr::dec(2, Self::OP_REMOVE as u128)], remove),
+                ],
+                default: Some(get),
+            },
+        ];
+        let mut take = vec![
+            Stmt::nb(id("busy"), Expr::bit(true)),
+            Stmt::nb(id("op_q"), id("req_op")),
+            Stmt::nb(id("key_q"), id("req_key")),
+            Stmt::nb(id("value_q"), id("req_value")),
+        ];
+        if sb > 0 {
+            take.push(Stmt::nb(id("set_q"), id("req_set")));
+        }
+        items.push(Item::Blank);
+        items.push(Item::always_posedge(
+            "clock",
+            vec![Stmt::if_else(
+                id("reset"),
+                clear,
+                vec![Stmt::if_else(
+                    id("busy"),
+                    answer,
+                    vec![Stmt::nb(id("resp_valid_q"), Expr::bit(false)), Stmt::if_(id("req_valid"), take)],
+                )],
+            )],
+        ));
+        items.push(Item::Blank);
+        items.push(Item::assign(id("req_ready"), id("busy").lnot()));
+        for (name, _) in responses {
+            let port = name.trim_end_matches("_q");
+            items.push(Item::assign(Expr::id(port), id(name)));
+        }
+        items
+    }
+}
+
+#[cfg(test)]
+mod test {
+    use super::*;
+    use crate::hw::test_support::{check_lint, check_verilog, Trace, XorShift};
+    use crate::hw::{from_hdl, tick, to_hdl};
+    use emu_core::Mac;
+
+    #[test]
+    fn crc32_matrix_computes_the_crc() {
+        let mut rng = XorShift(77);
+        for width in [1usize, 7, 8, 13, 32, 48, 64, 100] {
+            let m = crc32_matrix(width);
+            for _ in 0..50 {
+                let limbs: Vec<u64> = (0..width.div_ceil(64))
+                    .map(|i| {
+                        let bits = (width - 64 * i).min(64);
+                        rng.below(u64::MAX) & (u64::MAX >> (64 - bits))
+                    })
+                    .collect();
+                let bytes = width.div_ceil(8);
+                let be: Vec<u8> = (0..bytes)
+                    .map(|j| {
+                        let b = 8 * (bytes - 1 - j);
+                        (limbs[b / 64] >> (b % 64)) as u8
+                    })
+                    .collect();
+                let mut want = 0u32;
+                for (j, mask) in m.masks.iter().enumerate() {
+                    let parity = mask.iter().zip(&limbs).map(|(m, k)| (m & k).count_ones()).sum::<u32>() & 1;
+                    want |= (parity ^ (m.constant >> j & 1)) << j;
+                }
+                assert_eq!(want, emu_core::state::crc32(&be), "width {width}");
+            }
+        }
+    }
+
+    /// Drives `hw` and `emu_core::HashTable<K, V, N, WAYS>` with the same seeded random gets,
+    /// inserts and removes (over about three keys per slot, so sets fill and evict), with
+    /// idle cycles, rare resets, and random requests during the busy cycle (which must be
+    /// ignored), and compares: get → `resp_hit ? Some(resp_value) : None`; insert →
+    /// `resp_evicted ? Some((resp_evicted_key, resp_value)) : None` and `resp_hit` = present;
+    /// remove → `resp_hit ? Some(resp_value) : None`; `set_of` against the CPU's; after every
+    /// request every slot against the CPU's `entries()`. The first 5000 cycles are replayed
+    /// through the Verilog under Verilator.
+    fn matches_cpu<K, V, const KW: usize, const VW: usize, const N: usize, const WAYS: usize>(
+        seed: u64,
+        key: impl Fn(u64) -> K,
+        value: impl Fn(u64) -> V,
+    ) where
+        K: emu_core::Bits + std::fmt::Debug,
+        V: emu_core::Bits + std::fmt::Debug,
+    {
+        let mut rng = XorShift(seed);
+        let mut cpu: emu_core::HashTable<K, V, N, WAYS> = emu_core::HashTable::default();
+        let mut hw: HashTable<KW, VW, N, WAYS> = HashTable::default();
+        hw.connect_all();
+        let mut trace = Trace::new(&hw, 5_000);
+        let mut evictions = 0;
+        let random_request = |hw: &mut HashTable<KW, VW, N, WAYS>, rng: &mut XorShift| {
+            let k = key(rng.below(3 * N as u64));
+            let v = value(rng.below(u64::MAX));
+            hw.req_key.next = to_hdl(k);
+            hw.req_value.next = to_hdl(v);
+            hw.req_op.next = rng.below(4).into();
+            (k, v)
+        };
+        for step in 0..10_000 {
+            let (k, v) = random_request(&mut hw, &mut rng);
+            let op = hw.req_op.next.to_u64();
+            let idle = rng.chance(1, 10);
+            hw.req_valid.next = !idle;
+            hw.reset.next = idle && rng.chance(1, 30);
+            assert!(hw.req_ready.val(), "step {step}: ready between requests");
+            tick(&mut hw);
+            trace.record(&hw);
+            if idle {
+                if hw.reset.next {
+                    cpu = emu_core::HashTable::default();
+                }
+                continue;
+            }
+            assert!(!hw.req_ready.val() && !hw.resp_valid.val(), "step {step}: busy");
+            assert_eq!(HashTable::<KW, VW, N, WAYS>::set_of(to_hdl(k)), cpu.set_of(k), "step {step}");
+            // The busy cycle: whatever is requested now is ignored.
+            random_request(&mut hw, &mut rng);
+            hw.req_valid.next = rng.chance(1, 2);
+            let present = cpu.contains(k);
+            tick(&mut hw);
+            trace.record(&hw);
+            assert!(hw.resp_valid.val(), "step {step}: answered after two cycles");
+            let hit = hw.resp_hit.val();
+            let got_value = from_hdl::<V, VW>(hw.resp_value.val());
+            match op {
+                1 => {
+                    let evicted =
+                        hw.resp_evicted.val().then(|| (from_hdl::<K, KW>(hw.resp_evicted_key.val()), got_value));
+                    evictions += evicted.is_some() as u32;
+                    assert_eq!(evicted, cpu.insert(k, v), "step {step}: insert {k:?}");
+                    assert_eq!(hit, present, "step {step}: insert");
+                }
+                2 => assert_eq!(hit.then_some(got_value), cpu.remove(k), "step {step}: remove"),
+                _ => assert_eq!(hit.then_some(got_value), cpu.get(k), "step {step}: get"),
+            }
+            let entries: Vec<_> = (0..N)
+                .filter_map(|i| hw.entry(i).map(|(k, v)| (i, from_hdl::<K, KW>(k), from_hdl::<V, VW>(v))))
+                .collect();
+            assert_eq!(entries, cpu.entries().collect::<Vec<_>>(), "step {step}");
+            // Back to idle for the next request.
+            hw.req_valid.next = false;
+        }
+        assert!(evictions > 100, "only {evictions} evictions");
+        trace.replay_in_verilator(&hw);
+    }
+
+    #[test]
+    fn matches_cpu_hash_table_on_random_operations() {
+        matches_cpu::<u16, u16, 16, 16, 16, 4>(51, |k| (k as u16).wrapping_mul(7919), |v| v as u16);
+        matches_cpu::<Mac, u8, 48, 8, 32, 2>(
+            52,
+            |k| Mac::from_bytes([2, 0, 0, 0, (k >> 8) as u8, k as u8]),
+            |v| v as u8,
+        );
+        matches_cpu::<u32, u8, 32, 8, 8, 1>(53, |k| k as u32, |v| v as u8);
+        matches_cpu::<u8, u8, 8, 8, 3, 3>(54, |k| k as u8, |v| v as u8);
+    }
+
+    #[test]
+    fn verilog_lints_and_synthesizes_to_block_ram() {
+        let stats = check_verilog(HashTable::<48, 16, 256, 4>::default(), "emu_hash_table");
+        assert!(stats.count("RAMB") >= 1, "a block RAM: {stats:?}");
+        check_lint(HashTable::<16, 16, 16, 4>::default(), "emu_hash_table_16");
+        check_lint(HashTable::<32, 8, 8, 1>::default(), "emu_hash_table_direct");
+        check_lint(HashTable::<8, 8, 3, 3>::default(), "emu_hash_table_one_set");
+    }
+}
