@@ -13,7 +13,7 @@ Examples:
   emu run learning-switch --in examples/mixed.pcapng --out out/
   emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
   emu run learning-switch --iface veth0,veth1,veth2
-  emu sim learning-switch --target cpu --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,ir --in examples/mixed.pcapng --out sim-out/
   emu new my-nf
   sudo emu mininet learning-switch --topo linear,3 --run experiment.txt";
 
@@ -36,7 +36,7 @@ enum Verb {
     /// Run an NF on the CPU, over pcap files or live on network interfaces
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
-    /// Run an NF through simulator tiers on the same traffic (today: the cpu tier)
+    /// Run an NF through simulator tiers (cpu, ir) on the same traffic and diff them
     #[command(after_help = SIM_EXAMPLES)]
     Sim(SimArgs),
     /// Run an NF as the switches of a Mininet network, with a scripted experiment or the CLI
@@ -108,11 +108,15 @@ Examples:
   emu run learning-switch --iface veth0,veth1 --drops drops.jsonl";
 
 const SIM_EXAMPLES: &str = "\
-Tiers: cpu (native; the reference). The ir, cycle and verilator tiers arrive with the HLS
-compiler; asking for one now says so. Each tier writes DIR/<tier>/port<N>.pcap.
+Tiers: cpu (native; the reference) and ir (the NF's #[emu::nf] source through the HLS front
+end and lowering, run by the IR interpreter). The cycle and verilator tiers arrive with the
+HLS back end; asking for one now says so. Each tier writes DIR/<tier>/port<N>.pcap; with two
+or more tiers, every tier is compared with the first, per port and per frame, and the first
+difference is named by header field. The exit status is 1 when tiers disagree.
 
-Example:
-  emu sim learning-switch --target cpu --in examples/mixed.pcapng --out sim-out/";
+Examples:
+  emu sim learning-switch --target cpu,ir --in examples/mixed.pcapng --out sim-out/
+  emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/";
 
 #[derive(Args)]
 pub(crate) struct NewArgs {

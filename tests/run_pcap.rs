@@ -328,3 +328,25 @@ fn list_and_help() {
     let out = emu(&["run", "icmp-echo", "--help"]);
     assert!(text(&out.stdout).contains("--ip <VALUE>"), "the NF's own options show in help");
 }
+
+#[test]
+fn sim_cpu_and_ir_tiers_agree_on_both_nfs() {
+    let d = Dir::new();
+    // The example traffic plus malformed and addressed frames, for both NFs.
+    let me = Ipv4Addr::new(10, 0, 0, 1);
+    let mut bad = echo_request(me, 9);
+    let n = bad.len();
+    bad[n - 1] ^= 0x55;
+    write_pcap(&d.p("extra.pcap"), &[(1, echo_request(me, 1)), (2, bad), (3, vec![0xff; 10]), (4, frame(Mac::BROADCAST, 7, 7))]);
+    for (nf, opts) in [("learning-switch", vec![]), ("icmp-echo", vec!["--ip", "10.0.0.1"])] {
+        for input in [example(), format!("1={}", d.s("extra.pcap"))] {
+            let out_dir = d.s(&format!("sim-{nf}"));
+            let mut args = vec!["sim", nf, "--target", "cpu,ir", "--in", input.as_str(), "--out", out_dir.as_str()];
+            args.extend(opts.iter().copied());
+            let out = emu(&args);
+            let stdout = text(&out.stdout);
+            assert!(out.status.success(), "{nf} on {input}: {stdout}\n{}", text(&out.stderr));
+            assert!(stdout.contains("cpu and ir agree"), "{stdout}");
+        }
+    }
+}

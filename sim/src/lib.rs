@@ -1,11 +1,14 @@
 //! Emu's cross-target simulator: runs one NF through several tiers on the same traffic and
 //! diffs their outputs (DESIGN §6).
 //!
-//! Today this crate names the tiers and knows which exist; the IR interpreter, the cycle model
-//! and the Verilator harness arrive with the HLS compiler and simulator issues. The `cpu` tier
-//! is the CPU target itself (`emu-cpu`).
+//! Tiers available today: `cpu` (the CPU target itself, `emu-cpu`) and `ir` (the NF's source
+//! through the HLS front end and lowering, run by the IR interpreter: [`ir_tier`]). The cycle
+//! model and the Verilator harness arrive with the HLS back end. [`diff`] compares tiers.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
+
+pub mod diff;
+pub mod ir_tier;
 
 use core::fmt;
 use core::str::FromStr;
@@ -39,14 +42,14 @@ impl Tier {
 
     /// Whether this build can run the tier.
     pub fn is_available(self) -> bool {
-        matches!(self, Tier::Cpu)
+        matches!(self, Tier::Cpu | Tier::Ir)
     }
 
     /// What an unavailable tier is waiting for.
     pub fn not_yet_because(self) -> &'static str {
         match self {
             Tier::Cpu => "it is available",
-            Tier::Ir => "it needs the HLS compiler's IR",
+            Tier::Ir => "it is available",
             Tier::Cycle => "it needs the HLS compiler's scheduled FSM",
             Tier::Verilator => "it needs the HLS compiler's Verilog and the Verilator harness",
         }
@@ -79,6 +82,6 @@ mod test {
             assert_eq!(t.name().parse::<Tier>(), Ok(t));
         }
         assert!("fpga".parse::<Tier>().unwrap_err().contains("tiers are cpu"));
-        assert!(Tier::Cpu.is_available() && !Tier::Verilator.is_available());
+        assert!(Tier::Cpu.is_available() && Tier::Ir.is_available() && !Tier::Verilator.is_available());
     }
 }

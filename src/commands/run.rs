@@ -37,8 +37,17 @@ fn port_count(desc: &NfDescriptor, requested: Option<usize>) -> Result<usize, St
 
 /// Runs `desc` over the captures of `p`, writing into `out`; prints the summary.
 pub(crate) fn run_pcaps(desc: &NfDescriptor, config: &Config, p: &PcapArgs, out: &Path) -> Result<i32, String> {
+    run_pcaps_with(desc, build(desc, config)?, p, out)
+}
+
+/// [`run_pcaps`] with an NF already built (the simulator's tiers build theirs).
+pub(crate) fn run_pcaps_with(
+    desc: &NfDescriptor,
+    nf: Box<dyn NetworkFunction + Send>,
+    p: &PcapArgs,
+    out: &Path,
+) -> Result<i32, String> {
     let ports = port_count(desc, p.ports)?;
-    let nf = build(desc, config)?;
     let device = PcapDevice::new(&p.inputs, out, ports).map_err(|e| e.to_string())?;
     let outputs: Vec<PathBuf> = device.output_paths().to_vec();
     let drops_path = out.join("drops.jsonl");

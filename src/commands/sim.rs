@@ -1,8 +1,11 @@
-//! `emu sim`: an NF through simulator tiers on the same traffic.
+//! `emu sim`: an NF through simulator tiers on the same traffic, and the diff between them.
 
+use super::run::{build, run_pcaps_with};
 use crate::cli::SimArgs;
-use emu::{Config, NfDescriptor};
-use emu_sim::Tier;
+use emu::{Config, NetworkFunction, NfDescriptor};
+use emu_cpu::{CaptureReader, InputSpec};
+use emu_sim::{diff, ir_tier::IrNf, Tier};
+use std::path::Path;
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
@@ -19,12 +22,76 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
         return Err("give the traffic with --in FILE (or --in PORT=FILE per port)".into());
     }
     let out = a.pcap.out.as_deref().ok_or("--out DIR is required: each tier writes DIR/<tier>/port<N>.pcap")?;
-    let mut code = 0;
-    for tier in tiers {
-        match tier {
-            Tier::Cpu => code = code.max(super::run::run_pcaps(desc, config, &a.pcap, &out.join(tier.name()))?),
+    // Build every tier before running any, so a tier that cannot be built fails fast.
+    let mut nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)> = Vec::new();
+    for &tier in &tiers {
+        let nf: Box<dyn NetworkFunction + Send> = match tier {
+            Tier::Cpu => build(desc, config)?,
+            Tier::Ir => Box::new(IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?),
             other => unreachable!("tier {} passed the availability check", other.name()),
-        }
+        };
+        nfs.push((tier, nf));
+    }
+    let mut code = 0;
+    for (tier, nf) in nfs {
+        println!("--- tier {tier}");
+        code = code.max(run_pcaps_with(desc, nf, &a.pcap, &out.join(tier.name()))?);
+    }
+    if tiers.len() > 1 {
+        let ports = a.pcap.ports.unwrap_or(desc.ports);
+        code = code.max(compare(&tiers, out, ports)?);
     }
     Ok(code)
+}
+
+/// What one tier did: frames per port, and its drop records.
+struct Outcome {
+    ports: Vec<Vec<Vec<u8>>>,
+    drops: Vec<String>,
+}
+
+fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
+    let mut frames = Vec::new();
+    for port in 0..ports {
+        let spec = InputSpec { port: Some(0), path: dir.join(format!("port{port}.pcap")) };
+        let mut reader = CaptureReader::open(&spec).map_err(|e| e.to_string())?;
+        let mut list = Vec::new();
+        while let Some(f) = reader.next_frame().map_err(|e| e.to_string())? {
+            list.push(f.data);
+        }
+        frames.push(list);
+    }
+    let drops = std::fs::read_to_string(dir.join("drops.jsonl")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Timestamps aside, a drop is its index, port, reason and length.
+    Ok(Outcome { ports: frames, drops: drops.lines().map(String::from).collect() })
+}
+
+/// Compares every tier with the first; prints the verdict and returns 1 on a disagreement.
+fn compare(tiers: &[Tier], out: &Path, ports: usize) -> Result<i32, String> {
+    let reference = tiers[0];
+    let base = outcome(&out.join(reference.name()), ports)?;
+    let mut disagree = false;
+    for &tier in &tiers[1..] {
+        let other = outcome(&out.join(tier.name()), ports)?;
+        let (r, t) = (reference.name(), tier.name());
+        for port in 0..ports {
+            if let Some((i, what)) = diff::first_difference(&base.ports[port], &other.ports[port], r, t) {
+                println!("DIFFER {r} vs {t}: port {port}, frame {i}: {what}");
+                disagree = true;
+            }
+        }
+        if let Some(i) = (0..base.drops.len().max(other.drops.len())).find(|&i| base.drops.get(i) != other.drops.get(i)) {
+            println!(
+                "DIFFER {r} vs {t}: drop record {i}: {r} {}, {t} {}",
+                base.drops.get(i).map(String::as_str).unwrap_or("(none)"),
+                other.drops.get(i).map(String::as_str).unwrap_or("(none)")
+            );
+            disagree = true;
+        }
+        if !disagree {
+            let frames: usize = base.ports.iter().map(Vec::len).sum();
+            println!("{r} and {t} agree: {frames} frames out on {ports} ports, {} drops", base.drops.len());
+        }
+    }
+    Ok(if disagree { 1 } else { 0 })
 }

@@ -163,13 +163,13 @@ impl ArrayImpl for ModelArray {
 #[derive(Debug)]
 pub enum Element {
     /// A counter.
-    Counter(Box<dyn CounterImpl>),
+    Counter(Box<dyn CounterImpl + Send>),
     /// A register (its value has the declared width).
     Register(Register<BitVec>),
     /// An array.
-    Array(Box<dyn ArrayImpl>),
+    Array(Box<dyn ArrayImpl + Send>),
     /// A CAM.
-    Cam(Box<dyn CamImpl>),
+    Cam(Box<dyn CamImpl + Send>),
 }
 
 macro_rules! by_const {
@@ -181,7 +181,7 @@ macro_rules! by_const {
     };
 }
 
-fn new_counter(bits: u16) -> Box<dyn CounterImpl> {
+fn new_counter(bits: u16) -> Box<dyn CounterImpl + Send> {
     macro_rules! mk {
         ($k:literal) => {
             Box::new(Counter::<$k>::new())
@@ -199,7 +199,7 @@ fn new_counter(bits: u16) -> Box<dyn CounterImpl> {
     )
 }
 
-fn new_cam(size: u32) -> Box<dyn CamImpl> {
+fn new_cam(size: u32) -> Box<dyn CamImpl + Send> {
     macro_rules! mk {
         ($k:literal) => {
             Box::new(Cam::<BitVec, BitVec, $k>::new())
@@ -217,7 +217,7 @@ fn new_cam(size: u32) -> Box<dyn CamImpl> {
     )
 }
 
-fn new_array(size: u32) -> Box<dyn ArrayImpl> {
+fn new_array(size: u32) -> Box<dyn ArrayImpl + Send> {
     macro_rules! mk {
         ($k:literal) => {
             Box::new(Array::<BitVec, $k>::new())
@@ -331,7 +331,7 @@ mod test {
     /// The model CAM makes the same choices as `emu_core::Cam` on a long random sequence.
     #[test]
     fn model_cam_matches_the_cpu_cam() {
-        let mut cpu: Box<dyn CamImpl> = Box::new(Cam::<BitVec, BitVec, 5>::new());
+        let mut cpu: Box<dyn CamImpl + Send> = Box::new(Cam::<BitVec, BitVec, 5>::new());
         let mut model = ModelCam::new(5);
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = |n: u64| {
@@ -355,7 +355,7 @@ mod test {
 
     #[test]
     fn model_array_matches_the_cpu_array() {
-        let mut cpu: Box<dyn ArrayImpl> = Box::new(Array::<BitVec, 7>::new());
+        let mut cpu: Box<dyn ArrayImpl + Send> = Box::new(Array::<BitVec, 7>::new());
         let mut model = ModelArray::new(7);
         for i in 0..20 {
             let v = BitVec::new(16, i as u64 * 977);

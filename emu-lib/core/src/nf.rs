@@ -96,6 +96,18 @@ pub struct NfDescriptor {
     pub params: &'static [Param],
     /// Builds an instance from a configuration.
     pub build: fn(&Config) -> Result<Box<dyn NetworkFunction + Send>, ConfigError>,
+    /// The NF's source as the HLS compiler reads it (`HLS_SOURCE` of `#[emu::nf]`); `None` for
+    /// an NF that only runs on the CPU.
+    pub hls_source: Option<&'static str>,
+    /// The values of the NF's plain-value state fields (its configuration registers, such as
+    /// an address to answer for) under a configuration, by field name: what the IR and
+    /// hardware tiers load before the first packet.
+    pub registers: fn(&Config) -> Result<Vec<(&'static str, u64)>, ConfigError>,
+}
+
+/// [`NfDescriptor::registers`] of an NF without configuration registers.
+pub fn no_registers(_: &Config) -> Result<Vec<(&'static str, u64)>, ConfigError> {
+    Ok(Vec::new())
 }
 
 impl fmt::Debug for NfDescriptor {

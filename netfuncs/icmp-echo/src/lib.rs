@@ -131,6 +131,8 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     window: WINDOW,
     params: &[IP, MAC],
     build: |c| Ok(Box::new(IcmpEcho::new(c.get(&IP)?, c.get(&MAC)?))),
+    hls_source: Some(HLS_SOURCE),
+    registers: |c| Ok(vec![("ip", c.get::<Ipv4Addr>(&IP)?.0 as u64), ("mac", c.get::<Mac>(&MAC)?.to_u64())]),
 };
 
 #[cfg(test)]

@@ -62,6 +62,8 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     window: HLS_WINDOW,
     params: &[],
     build: |_| Ok(Box::new(LearningSwitch::default())),
+    hls_source: Some(HLS_SOURCE),
+    registers: emu::no_registers,
 };
 
 #[cfg(test)]

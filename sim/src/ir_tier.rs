@@ -1,0 +1,71 @@
+//! The `ir` tier: the NF's source through the HLS front end and lowering, run by the untimed
+//! IR interpreter. Wrapped as a [`NetworkFunction`], so the CPU target's runner, devices,
+//! ingress checks and verdict resolution — the same code as the `cpu` tier — drive it.
+
+use emu_core::{Action, Config, DropReason, Meta, NetworkFunction, NfDescriptor, Packet};
+use emu_hls::interp::{self, State};
+use emu_hls::ir::{BitVec, Function, StateKind};
+use emu_hls::{front, lower, passes};
+
+/// An NF as its lowered, optimized IR plus the interpreter's state.
+pub struct IrNf {
+    func: Function,
+    state: State,
+    /// Frames the interpreter could not run (a compiler bug: the tier then disagrees with cpu).
+    pub errors: u64,
+    /// The first such error.
+    pub first_error: Option<String>,
+}
+
+/// Compiles `source` (an NF module, `HLS_SOURCE`) to IR for a `window`-byte header window.
+pub fn compile(source: &str, window: usize) -> Result<Function, String> {
+    let module: syn::ItemMod = syn::parse_str(source).map_err(|e| format!("the NF's source does not parse: {e}"))?;
+    let nf = front::check_module(&module, &front::Options { window }).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
+        format!("the NF is outside the synthesizable subset:\n  {}", lines.join("\n  "))
+    })?;
+    let mut func = lower::lower(&nf, window as u32).map_err(|e| format!("lowering: {e}"))?;
+    passes::optimize(&mut func).map_err(|e| format!("optimizing: {e:?}"))?;
+    Ok(func)
+}
+
+impl IrNf {
+    /// The IR tier of `desc` under `config`: compiled, with its configuration registers loaded.
+    pub fn build(desc: &NfDescriptor, config: &Config) -> Result<IrNf, String> {
+        let source = desc.hls_source.ok_or_else(|| {
+            format!("{} has no HLS source (it is not an #[emu::nf] module), so it has no ir tier", desc.name)
+        })?;
+        let func = compile(source, desc.window)?;
+        let mut state = State::new(&func);
+        for (name, value) in (desc.registers)(config).map_err(|e| e.to_string())? {
+            let width = func
+                .states
+                .iter()
+                .find_map(|(_, d)| match &d.kind {
+                    StateKind::Register { ty } if d.name == name => Some(ty.width()),
+                    _ => None,
+                })
+                .ok_or_else(|| format!("{}: the IR has no register `{name}`", desc.name))?;
+            state.set_register(name, BitVec::new(width, value))?;
+        }
+        Ok(IrNf { func, state, errors: 0, first_error: None })
+    }
+
+    /// The IR, as text.
+    pub fn ir_text(&self) -> String {
+        self.func.to_string()
+    }
+}
+
+impl NetworkFunction for IrNf {
+    fn process(&mut self, pkt: &mut Packet<'_>, meta: &Meta) -> Action {
+        match interp::run(&self.func, &mut self.state, pkt, meta) {
+            Ok(action) => action,
+            Err(e) => {
+                self.errors += 1;
+                self.first_error.get_or_insert_with(|| e.to_string());
+                Action::Drop(DropReason::Malformed)
+            }
+        }
+    }
+}
