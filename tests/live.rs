@@ -3,8 +3,8 @@
 //!
 //! These tests need root (namespaces, veths, raw sockets); they fail, not skip, without it.
 //! Every namespace and interface is created by the test itself, named after the process id and a
-//! per-test tag, and removed by a Drop guard even when the test fails. Run them one at a time:
-//! `cargo test --test live -- --test-threads=1`.
+//! per-test tag, and removed by a Drop guard even when the test fails, so the tests can run in
+//! parallel (as `scripts/test.sh` runs them).
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
