@@ -14,6 +14,7 @@
 //! Not built yet: the scheduler, the FSM back end,
 //! ingress/egress and the NetFPGA SUME top level, and `emu hls`.
 #![deny(missing_docs)]
+#[cfg(feature = "hw")]
 pub mod hw;
 pub mod verilog;
 pub mod ir;
