@@ -4,6 +4,9 @@
 //! `emu_core::wire`'s tables, `usize` arithmetic in 64 bits), and a seeded random generator.
 #![allow(dead_code)]
 
+pub mod echo;
+pub mod switch;
+
 use emu_core::DropReason;
 use emu_hls::ir::{field, u, BlockCall, Builder, Function, Value};
 
