@@ -1,7 +1,7 @@
 //! [`Array`]: `N` words in block RAM behind one read/write port.
 
 use super::{address_width, in_range, index_below, wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 
 /// `N` words of `W` bits in one block RAM with one port (one read or one write per cycle),
@@ -128,85 +128,115 @@ impl<const W: usize, const N: usize, const A: usize> StateBlock for Array<W, N, 
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let (w, n, a) = (W as u32, N as u64, A as u32);
-        let aw = address_width(n);
-        // The RAM address: the index's low bits (zero-extended when the index is narrower).
-        let address = if aw == 0 { Expr::int(0) } else { id("address") };
-        let word = || id("words").index(address.clone());
-
-        let mut items = vec![
-            Item::comment(format!("Array: {n} words of {w} bits in block RAM, one read or write per cycle.")),
-            Item::memory("words", w, n).with_attr("ram_style", "block"),
-            Item::reg("read_q", w),
-            Item::reg("resp_valid_q", 1),
-            Item::reg("resp_ok_q", 1),
-            Item::reg("resp_read_q", 1),
-            Item::wire("in_range", 1),
-            Item::assign(id("in_range"), in_range("req_index", a, n)),
-        ];
-        if aw > 0 {
-            items.push(Item::wire("address", aw));
-            items.push(Item::assign(id("address"), super::address("req_index", a, n)));
-        }
-        items.push(Item::integer("i"));
-        items.push(Item::Initial(vec![
-            Stmt::For {
-                var: "i".into(),
-                from: 0,
-                to: n,
-                body: vec![Stmt::blocking(id("words").index(id("i")), Expr::zero(w))],
-            },
-            Stmt::blocking(id("read_q"), Expr::zero(w)),
-            Stmt::blocking(id("resp_valid_q"), Expr::bit(false)),
-            Stmt::blocking(id("resp_ok_q"), Expr::bit(false)),
-            Stmt::blocking(id("resp_read_q"), Expr::bit(false)),
-        ]));
-
-        items.push(Item::Blank);
-        items.push(Item::comment("The RAM port: a write, or a registered read."));
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_(
-                id("req_valid").land(id("reset").lnot()),
-                vec![Stmt::if_else(
-                    id("req_write"),
-                    vec![Stmt::if_(id("in_range"), vec![Stmt::nb(word(), id("req_data"))])],
-                    vec![Stmt::nb(id("read_q"), word())],
-                )],
-            )],
-        ));
-        items.push(Item::Blank);
-        items.push(Item::comment("The response: a read out of range (or a write) shows 0."));
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_else(
-                id("reset"),
-                vec![
-                    Stmt::nb(id("resp_valid_q"), Expr::bit(false)),
-                    Stmt::nb(id("resp_ok_q"), Expr::bit(false)),
-                    Stmt::nb(id("resp_read_q"), Expr::bit(false)),
-                ],
-                vec![
-                    Stmt::nb(id("resp_valid_q"), id("req_valid")),
-                    Stmt::if_(
-                        id("req_valid"),
-                        vec![
-                            Stmt::nb(id("resp_ok_q"), id("in_range")),
-                            Stmt::nb(id("resp_read_q"), id("req_write").lnot()),
-                        ],
-                    ),
-                ],
-            )],
-        ));
-        items.push(Item::assign(id("resp_valid"), id("resp_valid_q")));
-        items.push(Item::assign(id("resp_ok"), id("resp_ok_q")));
-        items.push(Item::assign(
-            id("resp_data"),
-            Expr::mux(id("resp_ok_q").land(id("resp_read_q")), id("read_q"), Expr::zero(w)),
-        ));
-        items
+        body(W as u32, N as u64, A as u32)
     }
+}
+
+/// The module of an [`Array`] of `size` words of `width` bits for parameters known only at run
+/// time (the back end's, from an NF's IR): the same ports and body as
+/// [`module`](super::module) of an `Array<width, size, A>`, where `A` is the exact index width
+/// ([`index_width`]`(size)`). An index computed wider must be checked against `size` before
+/// it is cut to `A` bits, or it would wrap into range.
+pub fn array_module(name: &str, width: u32, size: u64) -> Module {
+    assert!(size >= 1, "array_module: a hardware Array needs size >= 1");
+    let a = index_width(size);
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::input("req_write", 1),
+            Port::input("req_index", a),
+            Port::input("req_data", width),
+            Port::output_wire("resp_valid", 1),
+            Port::output_wire("resp_ok", 1),
+            Port::output_wire("resp_data", width),
+        ],
+        items: body(width, size, a),
+    }
+}
+
+/// The body of an array of `n` words of `w` bits indexed by `a` bits, shared by the block and
+/// [`array_module`] so that the two cannot drift apart.
+fn body(w: u32, n: u64, a: u32) -> Vec<Item> {
+    let id = Expr::id;
+    let aw = address_width(n);
+    // The RAM address: the index's low bits (zero-extended when the index is narrower).
+    let address = if aw == 0 { Expr::int(0) } else { id("address") };
+    let word = || id("words").index(address.clone());
+
+    let mut items = vec![
+        Item::comment(format!("Array: {n} words of {w} bits in block RAM, one read or write per cycle.")),
+        Item::memory("words", w, n).with_attr("ram_style", "block"),
+        Item::reg("read_q", w),
+        Item::reg("resp_valid_q", 1),
+        Item::reg("resp_ok_q", 1),
+        Item::reg("resp_read_q", 1),
+        Item::wire("in_range", 1),
+        Item::assign(id("in_range"), in_range("req_index", a, n)),
+    ];
+    if aw > 0 {
+        items.push(Item::wire("address", aw));
+        items.push(Item::assign(id("address"), super::address("req_index", a, n)));
+    }
+    items.push(Item::integer("i"));
+    items.push(Item::Initial(vec![
+        Stmt::For {
+            var: "i".into(),
+            from: 0,
+            to: n,
+            body: vec![Stmt::blocking(id("words").index(id("i")), Expr::zero(w))],
+        },
+        Stmt::blocking(id("read_q"), Expr::zero(w)),
+        Stmt::blocking(id("resp_valid_q"), Expr::bit(false)),
+        Stmt::blocking(id("resp_ok_q"), Expr::bit(false)),
+        Stmt::blocking(id("resp_read_q"), Expr::bit(false)),
+    ]));
+
+    items.push(Item::Blank);
+    items.push(Item::comment("The RAM port: a write, or a registered read."));
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_(
+            id("req_valid").land(id("reset").lnot()),
+            vec![Stmt::if_else(
+                id("req_write"),
+                vec![Stmt::if_(id("in_range"), vec![Stmt::nb(word(), id("req_data"))])],
+                vec![Stmt::nb(id("read_q"), word())],
+            )],
+        )],
+    ));
+    items.push(Item::Blank);
+    items.push(Item::comment("The response: a read out of range (or a write) shows 0."));
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_else(
+            id("reset"),
+            vec![
+                Stmt::nb(id("resp_valid_q"), Expr::bit(false)),
+                Stmt::nb(id("resp_ok_q"), Expr::bit(false)),
+                Stmt::nb(id("resp_read_q"), Expr::bit(false)),
+            ],
+            vec![
+                Stmt::nb(id("resp_valid_q"), id("req_valid")),
+                Stmt::if_(
+                    id("req_valid"),
+                    vec![
+                        Stmt::nb(id("resp_ok_q"), id("in_range")),
+                        Stmt::nb(id("resp_read_q"), id("req_write").lnot()),
+                    ],
+                ),
+            ],
+        )],
+    ));
+    items.push(Item::assign(id("resp_valid"), id("resp_valid_q")));
+    items.push(Item::assign(id("resp_ok"), id("resp_ok_q")));
+    items.push(Item::assign(
+        id("resp_data"),
+        Expr::mux(id("resp_ok_q").land(id("resp_read_q")), id("read_q"), Expr::zero(w)),
+    ));
+    items
 }
 
 #[cfg(test)]
@@ -276,6 +306,24 @@ mod test {
         // An index narrower than the RAM's address: only the first 4 words are reachable.
         matches_cpu::<u8, 8, 12, 2>(6, |v| v as u8, true);
         matches_cpu::<bool, 1, 3, 64>(7, |v| v & 1 == 1, false);
+    }
+
+    /// The run-time module against the block's with the exact index width: one word, a power
+    /// of two, a depth that is not, wide words.
+    #[test]
+    fn array_module_is_the_blocks() {
+        fn same<const W: usize, const N: usize, const A: usize>() {
+            assert_eq!(A as u32, index_width(N as u64));
+            let block = crate::hw::module(&Array::<W, N, A>::default(), "m");
+            assert_eq!(block, array_module("m", W as u32, N as u64), "Array<{W}, {N}, {A}>");
+        }
+        same::<1, 1, 1>();
+        same::<32, 1, 1>();
+        same::<8, 2, 1>();
+        same::<16, 10, 4>();
+        same::<32, 1024, 10>();
+        same::<100, 3, 2>();
+        same::<70, 64, 6>();
     }
 
     #[test]

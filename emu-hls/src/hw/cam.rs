@@ -1,7 +1,7 @@
 //! [`Cam`]: a fully associative table, `N` comparators wide.
 
 use super::{wrapper, StateBlock};
-use crate::verilog::{index_width, Expr, Item, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 
 /// A fully associative table of `N` (key, value) slots: the hardware of
@@ -171,175 +171,205 @@ impl<const KW: usize, const VW: usize, const N: usize> StateBlock for Cam<KW, VW
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let (kw, vw, n) = (KW as u32, VW as u32, N as u64);
-        let sw = index_width(n);
-        // A slot number as a literal, and the word of memory `mem` at slot `at`: with one
-        // slot, the memories are indexed by the constant 0 (a 1-bit index would not fit).
-        let slot = |i: u64| Expr::dec(sw, i as u128);
-        let word = |mem: &'static str, at: Expr| -> Expr {
-            if N == 1 {
-                Expr::id(mem).index(Expr::int(0))
-            } else {
-                Expr::id(mem).index(at)
-            }
-        };
-        let valid_bit = |at: Expr| {
-            if N == 1 {
-                id("slot_valid")
-            } else {
-                id("slot_valid").index(at)
-            }
-        };
-        let victim = if N == 1 { slot(0) } else { id("victim") };
-
-        let mut items = vec![
-            Item::comment(format!(
-                "Cam: {n} slots of a {kw}-bit key, a {vw}-bit value and a valid bit;\n\
-                 {n} comparators; a round-robin victim pointer for inserts into a full table."
-            )),
-            Item::memory("slot_key", kw, n),
-            Item::memory("slot_value", vw, n),
-            Item::reg("slot_valid", n as u32),
-        ];
-        if N > 1 {
-            items.push(Item::reg("victim", sw));
-        }
-        for (name, w) in [
-            ("resp_valid_q", 1),
-            ("resp_hit_q", 1),
-            ("resp_value_q", vw),
-            ("resp_evicted_q", 1),
-            ("resp_evicted_key_q", kw),
-        ] {
-            items.push(Item::reg(name, w));
-        }
-
-        // Initial contents: everything 0, as after a reset.
-        items.push(Item::integer("i"));
-        let mut init = vec![Stmt::For {
-            var: "i".into(),
-            from: 0,
-            to: n,
-            body: vec![
-                Stmt::blocking(id("slot_key").index(id("i")), Expr::zero(kw)),
-                Stmt::blocking(id("slot_value").index(id("i")), Expr::zero(vw)),
-            ],
-        }];
-        let mut clear = vec![Stmt::nb(id("slot_valid"), Expr::zero(n as u32))];
-        if N > 1 {
-            clear.push(Stmt::nb(id("victim"), Expr::zero(sw)));
-        }
-        for (name, w) in [
-            ("resp_valid_q", 1),
-            ("resp_hit_q", 1),
-            ("resp_value_q", vw),
-            ("resp_evicted_q", 1),
-            ("resp_evicted_key_q", kw),
-        ] {
-            clear.push(Stmt::nb(id(name), Expr::zero(w)));
-        }
-        init.extend(clear.iter().map(|s| match s {
-            Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-            other => other.clone(),
-        }));
-        items.push(Item::Initial(init));
-
-        // The lookup: N comparators and two priority encoders. Slots are visited from the
-        // highest down, so the last assignment — the lowest slot — wins.
-        items.push(Item::Blank);
-        items.push(Item::comment("Lookup: the slot holding req_key, and the lowest empty slot."));
-        // With one slot, the slot numbers are the constant 0 and need no register.
-        let slot_numbers = N > 1;
-        items.push(Item::reg("hit", 1));
-        items.push(Item::reg("full", 1));
-        if slot_numbers {
-            items.push(Item::reg("hit_slot", sw));
-            items.push(Item::reg("free_slot", sw));
-        }
-        let found = |flag: &'static str, value: bool, number: &'static str, i: u64| {
-            let mut s = vec![Stmt::blocking(Expr::id(flag), Expr::bit(value))];
-            if slot_numbers {
-                s.push(Stmt::blocking(Expr::id(number), slot(i)));
-            }
-            s
-        };
-        let mut lookup = found("hit", false, "hit_slot", 0);
-        lookup.extend(found("full", true, "free_slot", 0));
-        for i in (0..n).rev() {
-            let at = || Expr::int(i);
-            lookup.push(Stmt::if_(
-                valid_bit(at()).land(word("slot_key", at()).equals(id("req_key"))),
-                found("hit", true, "hit_slot", i),
-            ));
-            lookup.push(Stmt::if_(valid_bit(at()).lnot(), found("full", false, "free_slot", i)));
-        }
-        items.push(Item::always_comb(lookup));
-
-        // The update.
-        let put = |at: Expr| {
-            vec![
-                Stmt::nb(word("slot_key", at.clone()), id("req_key")),
-                Stmt::nb(word("slot_value", at.clone()), id("req_value")),
-            ]
-        };
-        let mut insert_free = put(id("free_slot"));
-        insert_free.push(Stmt::nb(valid_bit(id("free_slot")), Expr::bit(true)));
-        let mut evict = vec![
-            Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
-            Stmt::nb(id("resp_evicted_key_q"), word("slot_key", victim.clone())),
-            Stmt::nb(id("resp_value_q"), word("slot_value", victim.clone())),
-        ];
-        evict.extend(put(victim.clone()));
-        if N > 1 {
-            evict.push(Stmt::nb(
-                id("victim"),
-                Expr::mux(id("victim").equals(slot(n - 1)), slot(0), id("victim").plus(slot(1))),
-            ));
-        }
-        let insert = vec![Stmt::if_else(
-            id("hit"),
-            vec![Stmt::nb(word("slot_value", id("hit_slot")), id("req_value"))],
-            vec![Stmt::if_else(id("full").lnot(), insert_free, evict)],
-        )];
-        let remove = vec![Stmt::if_(
-            id("hit"),
-            vec![
-                Stmt::nb(valid_bit(id("hit_slot")), Expr::bit(false)),
-                Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot"))),
-            ],
-        )];
-        let get = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot")))])];
-        let request = vec![
-            Stmt::nb(id("resp_hit_q"), id("hit")),
-            Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
-            Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
-            Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
-            Stmt::Case {
-                subject: id("req_op"),
-                arms: vec![
-                    (vec![Expr::dec(2, Self::OP_INSERT as u128)], insert),
-                    (vec![Expr::dec(2, Self::OP_REMOVE as u128)], remove),
-                ],
-                default: Some(get),
-            },
-        ];
-        items.push(Item::Blank);
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_else(
-                id("reset"),
-                clear,
-                vec![Stmt::nb(id("resp_valid_q"), id("req_valid")), Stmt::if_(id("req_valid"), request)],
-            )],
-        ));
-
-        items.push(Item::Blank);
-        for port in ["resp_valid", "resp_hit", "resp_value", "resp_evicted", "resp_evicted_key"] {
-            items.push(Item::assign(id(port), Expr::id(format!("{port}_q"))));
-        }
-        items
+        body(KW as u32, VW as u32, N as u64)
     }
+}
+
+/// The module of a [`Cam`] of `size` slots for parameters known only at run time (the back
+/// end's, from an NF's IR): the same ports and body as [`module`](super::module) of a
+/// `Cam<key_width, value_width, size>`.
+pub fn cam_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Module {
+    assert!(size >= 1, "cam_module: a Cam needs size >= 1, as emu_core::Cam");
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::input("req_op", 2),
+            Port::input("req_key", key_width),
+            Port::input("req_value", value_width),
+            Port::output_wire("resp_valid", 1),
+            Port::output_wire("resp_hit", 1),
+            Port::output_wire("resp_value", value_width),
+            Port::output_wire("resp_evicted", 1),
+            Port::output_wire("resp_evicted_key", key_width),
+        ],
+        items: body(key_width, value_width, size),
+    }
+}
+
+/// The body of a CAM of `n` slots of a `kw`-bit key and a `vw`-bit value, shared by the block
+/// and [`cam_module`] so that the two cannot drift apart. (The op codes do not depend on the
+/// parameters: `Cam::<1, 1, 1>`'s are every `Cam`'s.)
+fn body(kw: u32, vw: u32, n: u64) -> Vec<Item> {
+    let id = Expr::id;
+    let sw = index_width(n);
+    // A slot number as a literal, and the word of memory `mem` at slot `at`: with one
+    // slot, the memories are indexed by the constant 0 (a 1-bit index would not fit).
+    let slot = |i: u64| Expr::dec(sw, i as u128);
+    let word = |mem: &'static str, at: Expr| -> Expr {
+        if n == 1 {
+            Expr::id(mem).index(Expr::int(0))
+        } else {
+            Expr::id(mem).index(at)
+        }
+    };
+    let valid_bit = |at: Expr| {
+        if n == 1 {
+            id("slot_valid")
+        } else {
+            id("slot_valid").index(at)
+        }
+    };
+    let victim = if n == 1 { slot(0) } else { id("victim") };
+
+    let mut items = vec![
+        Item::comment(format!(
+            "Cam: {n} slots of a {kw}-bit key, a {vw}-bit value and a valid bit;\n\
+             {n} comparators; a round-robin victim pointer for inserts into a full table."
+        )),
+        Item::memory("slot_key", kw, n),
+        Item::memory("slot_value", vw, n),
+        Item::reg("slot_valid", n as u32),
+    ];
+    if n > 1 {
+        items.push(Item::reg("victim", sw));
+    }
+    for (name, w) in [
+        ("resp_valid_q", 1),
+        ("resp_hit_q", 1),
+        ("resp_value_q", vw),
+        ("resp_evicted_q", 1),
+        ("resp_evicted_key_q", kw),
+    ] {
+        items.push(Item::reg(name, w));
+    }
+
+    // Initial contents: everything 0, as after a reset.
+    items.push(Item::integer("i"));
+    let mut init = vec![Stmt::For {
+        var: "i".into(),
+        from: 0,
+        to: n,
+        body: vec![
+            Stmt::blocking(id("slot_key").index(id("i")), Expr::zero(kw)),
+            Stmt::blocking(id("slot_value").index(id("i")), Expr::zero(vw)),
+        ],
+    }];
+    let mut clear = vec![Stmt::nb(id("slot_valid"), Expr::zero(n as u32))];
+    if n > 1 {
+        clear.push(Stmt::nb(id("victim"), Expr::zero(sw)));
+    }
+    for (name, w) in [
+        ("resp_valid_q", 1),
+        ("resp_hit_q", 1),
+        ("resp_value_q", vw),
+        ("resp_evicted_q", 1),
+        ("resp_evicted_key_q", kw),
+    ] {
+        clear.push(Stmt::nb(id(name), Expr::zero(w)));
+    }
+    init.extend(clear.iter().map(|s| match s {
+        Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+        other => other.clone(),
+    }));
+    items.push(Item::Initial(init));
+
+    // The lookup: N comparators and two priority encoders. Slots are visited from the
+    // highest down, so the last assignment — the lowest slot — wins.
+    items.push(Item::Blank);
+    items.push(Item::comment("Lookup: the slot holding req_key, and the lowest empty slot."));
+    // With one slot, the slot numbers are the constant 0 and need no register.
+    let slot_numbers = n > 1;
+    items.push(Item::reg("hit", 1));
+    items.push(Item::reg("full", 1));
+    if slot_numbers {
+        items.push(Item::reg("hit_slot", sw));
+        items.push(Item::reg("free_slot", sw));
+    }
+    let found = |flag: &'static str, value: bool, number: &'static str, i: u64| {
+        let mut s = vec![Stmt::blocking(Expr::id(flag), Expr::bit(value))];
+        if slot_numbers {
+            s.push(Stmt::blocking(Expr::id(number), slot(i)));
+        }
+        s
+    };
+    let mut lookup = found("hit", false, "hit_slot", 0);
+    lookup.extend(found("full", true, "free_slot", 0));
+    for i in (0..n).rev() {
+        let at = || Expr::int(i);
+        lookup.push(Stmt::if_(
+            valid_bit(at()).land(word("slot_key", at()).equals(id("req_key"))),
+            found("hit", true, "hit_slot", i),
+        ));
+        lookup.push(Stmt::if_(valid_bit(at()).lnot(), found("full", false, "free_slot", i)));
+    }
+    items.push(Item::always_comb(lookup));
+
+    // The update.
+    let put = |at: Expr| {
+        vec![
+            Stmt::nb(word("slot_key", at.clone()), id("req_key")),
+            Stmt::nb(word("slot_value", at.clone()), id("req_value")),
+        ]
+    };
+    let mut insert_free = put(id("free_slot"));
+    insert_free.push(Stmt::nb(valid_bit(id("free_slot")), Expr::bit(true)));
+    let mut evict = vec![
+        Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
+        Stmt::nb(id("resp_evicted_key_q"), word("slot_key", victim.clone())),
+        Stmt::nb(id("resp_value_q"), word("slot_value", victim.clone())),
+    ];
+    evict.extend(put(victim.clone()));
+    if n > 1 {
+        evict.push(Stmt::nb(
+            id("victim"),
+            Expr::mux(id("victim").equals(slot(n - 1)), slot(0), id("victim").plus(slot(1))),
+        ));
+    }
+    let insert = vec![Stmt::if_else(
+        id("hit"),
+        vec![Stmt::nb(word("slot_value", id("hit_slot")), id("req_value"))],
+        vec![Stmt::if_else(id("full").lnot(), insert_free, evict)],
+    )];
+    let remove = vec![Stmt::if_(
+        id("hit"),
+        vec![
+            Stmt::nb(valid_bit(id("hit_slot")), Expr::bit(false)),
+            Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot"))),
+        ],
+    )];
+    let get = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot")))])];
+    let request = vec![
+        Stmt::nb(id("resp_hit_q"), id("hit")),
+        Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
+        Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
+        Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
+        Stmt::Case {
+            subject: id("req_op"),
+            arms: vec![
+                (vec![Expr::dec(2, Cam::<1, 1, 1>::OP_INSERT as u128)], insert),
+                (vec![Expr::dec(2, Cam::<1, 1, 1>::OP_REMOVE as u128)], remove),
+            ],
+            default: Some(get),
+        },
+    ];
+    items.push(Item::Blank);
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_else(
+            id("reset"),
+            clear,
+            vec![Stmt::nb(id("resp_valid_q"), id("req_valid")), Stmt::if_(id("req_valid"), request)],
+        )],
+    ));
+
+    items.push(Item::Blank);
+    for port in ["resp_valid", "resp_hit", "resp_value", "resp_evicted", "resp_evicted_key"] {
+        items.push(Item::assign(id(port), Expr::id(format!("{port}_q"))));
+    }
+    items
 }
 
 #[cfg(test)]
@@ -460,6 +490,21 @@ mod test {
         assert!(!hw.resp_valid.val());
         assert!(hw.resp_hit.val(), "responses hold until the next one");
         assert_eq!(hw.resp_value.val(), 70);
+    }
+
+    /// The run-time module against the block's: the MAC table, one slot, keys and values wider
+    /// than 64 bits, a size that is not a power of two.
+    #[test]
+    fn cam_module_is_the_blocks() {
+        fn same<const KW: usize, const VW: usize, const N: usize>() {
+            let block = crate::hw::module(&Cam::<KW, VW, N>::default(), "m");
+            assert_eq!(block, cam_module("m", KW as u32, VW as u32, N as u64), "Cam<{KW}, {VW}, {N}>");
+        }
+        same::<48, 8, 16>();
+        same::<1, 1, 1>();
+        same::<100, 70, 3>();
+        same::<16, 8, 5>();
+        same::<8, 1, 2>();
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`Counter`]: a wrapping `BITS`-bit counter.
 
 use super::{wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Stmt};
+use crate::verilog::{Expr, Item, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 
 /// A `BITS`-bit counter that wraps modulo 2<sup>`BITS`</sup>: the hardware of
@@ -87,30 +87,54 @@ impl<const BITS: usize> StateBlock for Counter<BITS> {
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let w = BITS as u32;
-        vec![
-            Item::comment(format!("Counter: {w} bits, a register and an adder that wraps modulo 2^{w}.")),
-            Item::reg("count", w),
-            Item::Initial(vec![Stmt::blocking(id("count"), Expr::zero(w))]),
-            Item::always_posedge(
-                "clock",
-                vec![Stmt::if_else(
-                    id("reset"),
-                    vec![Stmt::nb(id("count"), Expr::zero(w))],
-                    vec![Stmt::if_(
-                        id("req_valid"),
-                        vec![Stmt::if_else(
-                            id("req_op"),
-                            vec![Stmt::nb(id("count"), id("req_data"))],
-                            vec![Stmt::nb(id("count"), id("count").plus(id("req_data")))],
-                        )],
+        body(BITS as u32)
+    }
+}
+
+/// The module of a [`Counter`] of `bits` bits for a width known only at run time (the back
+/// end's, from an NF's IR): the same ports and body as [`module`](super::module) of a
+/// `Counter<bits>`.
+pub fn counter_module(name: &str, bits: u32) -> Module {
+    assert!((1..=64).contains(&bits), "counter_module: {bits} bits; a counter has 1 to 64, as emu_core::Counter");
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::input("req_op", 1),
+            Port::input("req_data", bits),
+            Port::output_wire("value", bits),
+        ],
+        items: body(bits),
+    }
+}
+
+/// The body of a `w`-bit counter, shared by the block and [`counter_module`] so that the two
+/// cannot drift apart.
+fn body(w: u32) -> Vec<Item> {
+    let id = Expr::id;
+    vec![
+        Item::comment(format!("Counter: {w} bits, a register and an adder that wraps modulo 2^{w}.")),
+        Item::reg("count", w),
+        Item::Initial(vec![Stmt::blocking(id("count"), Expr::zero(w))]),
+        Item::always_posedge(
+            "clock",
+            vec![Stmt::if_else(
+                id("reset"),
+                vec![Stmt::nb(id("count"), Expr::zero(w))],
+                vec![Stmt::if_(
+                    id("req_valid"),
+                    vec![Stmt::if_else(
+                        id("req_op"),
+                        vec![Stmt::nb(id("count"), id("req_data"))],
+                        vec![Stmt::nb(id("count"), id("count").plus(id("req_data")))],
                     )],
                 )],
-            ),
-            Item::assign(id("value"), id("count")),
-        ]
-    }
+            )],
+        ),
+        Item::assign(id("value"), id("count")),
+    ]
 }
 
 #[cfg(test)]
@@ -216,6 +240,19 @@ module emu_counter (
 endmodule
 ";
         assert_eq!(crate::hw::module(&c, "emu_counter").to_string(), want);
+    }
+
+    /// The run-time module against the block's, at the ends of the range and in between.
+    #[test]
+    fn counter_module_is_the_blocks() {
+        fn same<const BITS: usize>() {
+            let block = crate::hw::module(&Counter::<BITS>::default(), "m");
+            assert_eq!(block, counter_module("m", BITS as u32), "BITS = {BITS}");
+        }
+        same::<1>();
+        same::<8>();
+        same::<33>();
+        same::<64>();
     }
 
     #[test]

@@ -78,13 +78,13 @@ mod register;
 mod tcam;
 pub mod tools;
 
-pub use array::Array;
-pub use cam::Cam;
-pub use counter::Counter;
+pub use array::{array_module, Array};
+pub use cam::{cam_module, Cam};
+pub use counter::{counter_module, Counter};
 pub use hash_table::{crc32_matrix, Crc32Matrix, HashTable};
 pub use lru::Lru;
 pub use queue::Queue;
-pub use register::Register;
+pub use register::{register_module, Register};
 pub use tcam::Tcam;
 
 /// What every state element block offers besides rust-hdl's [`Block`]: access to its clock
@@ -252,14 +252,14 @@ pub(crate) fn index_below<const N: usize>(v: Bits<N>, limit: usize) -> Option<us
 }
 
 /// A value of `N` bits as a Verilog literal of `N` bits, written in hex.
-pub(crate) fn literal<const N: usize>(v: Bits<N>) -> verilog::Expr {
+pub(crate) fn literal<const N: usize>(v: Bits<N>) -> verilog::Literal {
     let mut limbs = vec![0u64; N.div_ceil(64)];
     for bit in 0..N {
         if v.get_bit(bit) {
             limbs[bit / 64] |= 1 << (bit % 64);
         }
     }
-    verilog::Expr::Lit(verilog::Literal::from_limbs(N as u32, limbs, verilog::Radix::Hex))
+    verilog::Literal::from_limbs(N as u32, limbs, verilog::Radix::Hex)
 }
 
 /// Shared test support: a seeded generator and the tool checks every block runs.

@@ -1,7 +1,7 @@
 //! [`Register`]: one value held across packets, in flip-flops.
 
 use super::{literal, wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Stmt};
+use crate::verilog::{Expr, Item, Literal, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 
 /// A `W`-bit register: the hardware of `emu_core::Register<T>` with `T::WIDTH = W`.
@@ -79,30 +79,56 @@ impl<const W: usize> StateBlock for Register<W> {
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let init = literal(self._init);
-        vec![
-            Item::comment(format!("Register: {W} flip-flops.")),
-            Item::reg("held", W as u32),
-            Item::Initial(vec![Stmt::blocking(id("held"), init.clone())]),
-            Item::always_posedge(
-                "clock",
-                vec![Stmt::if_else(
-                    id("reset"),
-                    vec![Stmt::nb(id("held"), init)],
-                    vec![Stmt::if_(id("write"), vec![Stmt::nb(id("held"), id("write_data"))])],
-                )],
-            ),
-            Item::assign(id("value"), id("held")),
-        ]
+        body(W as u32, &literal(self._init))
     }
+}
+
+/// The module of a [`Register`] of `width` bits for a width known only at run time (the back
+/// end's, from an NF's IR): the same ports and body as [`module`](super::module) of a
+/// `Register<width>`. `reset` is both the initial and the reset value, so that a
+/// configuration register holds its configured value from the bitstream on.
+pub fn register_module(name: &str, width: u32, reset: &Literal) -> Module {
+    assert_eq!(reset.width, Some(width), "register_module: a {width}-bit register needs a {width}-bit reset value");
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("write", 1),
+            Port::input("write_data", width),
+            Port::output_wire("value", width),
+        ],
+        items: body(width, reset),
+    }
+}
+
+/// The body of a `width`-bit register starting at `init`, shared by the block and
+/// [`register_module`] so that the two cannot drift apart.
+fn body(width: u32, init: &Literal) -> Vec<Item> {
+    let id = Expr::id;
+    let init = Expr::Lit(init.clone());
+    vec![
+        Item::comment(format!("Register: {width} flip-flops.")),
+        Item::reg("held", width),
+        Item::Initial(vec![Stmt::blocking(id("held"), init.clone())]),
+        Item::always_posedge(
+            "clock",
+            vec![Stmt::if_else(
+                id("reset"),
+                vec![Stmt::nb(id("held"), init)],
+                vec![Stmt::if_(id("write"), vec![Stmt::nb(id("held"), id("write_data"))])],
+            )],
+        ),
+        Item::assign(id("value"), id("held")),
+    ]
 }
 
 #[cfg(test)]
 mod test {
     use super::*;
     use crate::hw::test_support::{check_lint, check_verilog, Trace, XorShift};
-    use crate::hw::{from_hdl, tick, to_hdl};
+    use crate::hw::{from_hdl, tick, to_hdl, tools};
+    use crate::verilog::Radix;
     use emu_core::u13;
     use emu_core::Mac;
 
@@ -148,6 +174,40 @@ mod test {
         hw.write_data.next = 0.into();
         tick(&mut hw);
         assert_eq!(from_hdl::<Mac, 48>(hw.value.val()), mac);
+    }
+
+    /// The run-time module against the block's, for widths around the 64-bit limb boundary,
+    /// zero and non-zero initial values.
+    #[test]
+    fn register_module_is_the_blocks() {
+        fn same<const W: usize>(init: Bits<W>, limbs: Vec<u64>) {
+            let reset = Literal::from_limbs(W as u32, limbs, Radix::Hex);
+            assert_eq!(
+                crate::hw::module(&Register::<W>::new(init), "m"),
+                register_module("m", W as u32, &reset),
+                "W = {W}"
+            );
+        }
+        same::<1>(0.into(), vec![0]);
+        same::<1>(1.into(), vec![1]);
+        same::<13>(0x0abc.into(), vec![0x0abc]);
+        same::<48>(0x0200_0000_0001.into(), vec![0x0200_0000_0001]);
+        same::<64>(u64::MAX.into(), vec![u64::MAX]);
+        same::<100>(Bits::default(), vec![0, 0]);
+        same::<100>(Bits::default().replace_bit(0, true).replace_bit(99, true), vec![1, 1 << 35]);
+        assert_eq!(
+            crate::hw::module(&Register::<70>::default(), "m"),
+            register_module("m", 70, &Literal::new(70, 0, Radix::Hex))
+        );
+    }
+
+    /// A configured value is both the initial and the reset value, and the module lints.
+    #[test]
+    fn register_module_with_a_configured_value_lints() {
+        let m = register_module("emu_register_cfg", 48, &Literal::new(48, 0x0200_0000_0001, Radix::Hex));
+        let text = m.to_string();
+        assert_eq!(text.matches("48'h20000000001;").count(), 2, "{text}");
+        tools::verilator_lint(&text, "emu_register_cfg", false).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
 
     #[test]
