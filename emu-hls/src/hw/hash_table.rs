@@ -1,7 +1,7 @@
 //! [`HashTable`]: a set-associative table in block RAM, hashed by CRC-32.
 
 use super::{address_width, wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Literal, Radix, Stmt};
+use crate::verilog::{Expr, Item, Literal, Module, Port, Radix, Stmt};
 use rust_hdl::prelude::*;
 
 /// The CRC-32 of a fixed-width key as XORs of its bits: CRC-32 over a fixed number of bytes is
@@ -179,11 +179,6 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> HashTa
         emu_core::state::crc32(&be) as usize & (Self::SETS - 1)
     }
 
-    /// The width of a set number: `log2(SETS)`, 0 with one set.
-    fn set_bits() -> u32 {
-        address_width(Self::SETS as u64)
-    }
-
     /// Performs the request in flight on the model and writes its response.
     fn answer(&mut self, op: u64, key: Bits<KW>, value: Bits<VW>) {
         let s = Self::set_of(key);
@@ -263,349 +258,377 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> StateB
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let (kw, vw, ways, n) = (KW as u32, VW as u32, WAYS as u64, N as u64);
-        let sets = Self::SETS as u64;
-        let sb = Self::set_bits();
-        let wb = address_width(ways); // way numbers; 0 with one way
-        let entry_w = kw + vw;
-        let word_w = ways as u32 * entry_w;
-        // A set's RAM word, valid bits and pointer, at the set number `at`.
-        let at_set = |mem: &'static str, at: &'static str| -> Expr {
-            if sb == 0 {
-                Expr::id(mem).index(Expr::int(0))
-            } else {
-                Expr::id(mem).index(Expr::id(at))
-            }
-        };
-        let way_key = |w: u64| id("word_q").slice(w as u32 * entry_w + kw - 1, w as u32 * entry_w);
-        let way_value = |w: u64| id("word_q").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w + kw);
-        let way = |w: u64| Expr::dec(wb, w as u128);
-        // Set s's `per` bits of a flat vector: `vector[base +: per]`, the whole vector with one
-        // set.
-        let flat = |vector: &'static str, base: &'static str, per: u32| -> Expr {
-            if sb == 0 {
-                Expr::id(vector)
-            } else {
-                Expr::id(vector).part(Expr::id(base), per)
-            }
-        };
-        // `name == w` for a way-number variable; always true with one way.
-        let is_way = |name: &'static str, w: u64| {
-            if wb == 0 {
-                Expr::bit(true)
-            } else {
-                Expr::id(name).equals(way(w))
-            }
-        };
-        let responses = [
-            ("resp_valid_q", 1),
-            ("resp_hit_q", 1),
-            ("resp_value_q", vw),
-            ("resp_evicted_q", 1),
-            ("resp_evicted_key_q", kw),
-        ];
-
-        let mut items = vec![
-            Item::comment(format!(
-                "HashTable: {sets} sets of {ways} ways. A set's keys and values are one \
-                 {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
-                 key low); its valid bits and round-robin\npointer are registers. Two cycles \
-                 per request: read the set's word, then compare,\nwrite back and answer."
-            )),
-            Item::memory("set_word", word_w, sets).with_attr("ram_style", "block"),
-            // Flat vectors rather than memories, so that a reset clears them in one
-            // assignment: set s's valid bits are valid_flat[s*WAYS +: WAYS], its pointer
-            // ptr_flat[s*PTR_BITS +: PTR_BITS].
-            Item::reg("valid_flat", n as u32),
-        ];
-        if wb > 0 {
-            items.push(Item::reg("ptr_flat", sets as u32 * wb));
-        }
-        items.push(Item::reg("busy", 1));
-        items.push(Item::reg("op_q", 2));
-        items.push(Item::reg("key_q", kw));
-        items.push(Item::reg("value_q", vw));
-        if sb > 0 {
-            items.push(Item::reg("set_q", sb));
-        }
-        items.push(Item::reg("word_q", word_w));
-        for (name, w) in responses {
-            items.push(Item::reg(name, w));
-        }
-
-        // The set of the requested key: the low bits of its CRC-32, as XOR trees.
-        if sb > 0 {
-            let crc = crc32_matrix(KW);
-            items.push(Item::Blank);
-            items.push(Item::comment(
-                "The set of req_key: bit j of the CRC-32 of its big-endian bytes is the parity\n\
-                 of req_key & MASK_j, inverted where the CRC of the zero key has a 1.",
-            ));
-            items.push(Item::wire("req_set", sb));
-            let bits = (0..sb)
-                .rev()
-                .map(|j| {
-                    let mask = Expr::Lit(Literal::from_limbs(kw, crc.masks[j as usize].clone(), Radix::Hex));
-                    let parity = id("req_key").and(mask).parity();
-                    if crc.constant >> j & 1 == 1 {
-                        parity.inv()
-                    } else {
-                        parity
-                    }
-                })
-                .collect();
-            items.push(Item::assign(id("req_set"), Expr::concat(bits)));
-        }
-        let req_set = if sb == 0 { Expr::int(0) } else { id("req_set") };
-
-        // Initial contents and reset.
-        let mut clear = vec![Stmt::nb(id("valid_flat"), Expr::zero(n as u32))];
-        if wb > 0 {
-            clear.push(Stmt::nb(id("ptr_flat"), Expr::zero(sets as u32 * wb)));
-        }
-        clear.push(Stmt::nb(id("busy"), Expr::bit(false)));
-        for (name, w) in responses {
-            clear.push(Stmt::nb(id(name), Expr::zero(w)));
-        }
-        let blocking = |list: &[Stmt]| -> Vec<Stmt> {
-            list.iter()
-                .map(|st| match st {
-                    Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-                    Stmt::For { var, from, to, body } => Stmt::For {
-                        var: var.clone(),
-                        from: *from,
-                        to: *to,
-                        body: body
-                            .iter()
-                            .map(|b| match b {
-                                Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-                                other => other.clone(),
-                            })
-                            .collect(),
-                    },
-                    other => other.clone(),
-                })
-                .collect()
-        };
-        items.push(Item::integer("i"));
-        let mut init = vec![Stmt::For {
-            var: "i".into(),
-            from: 0,
-            to: sets,
-            body: vec![Stmt::blocking(id("set_word").index(id("i")), Expr::zero(word_w))],
-        }];
-        init.extend(blocking(&clear));
-        init.push(Stmt::blocking(id("op_q"), Expr::zero(2)));
-        init.push(Stmt::blocking(id("key_q"), Expr::zero(kw)));
-        init.push(Stmt::blocking(id("value_q"), Expr::zero(vw)));
-        if sb > 0 {
-            init.push(Stmt::blocking(id("set_q"), Expr::zero(sb)));
-        }
-        init.push(Stmt::blocking(id("word_q"), Expr::zero(word_w)));
-        items.push(Item::Initial(init));
-
-        // Second cycle: compare the ways of the word read.
-        items.push(Item::Blank);
-        items.push(Item::comment(
-            "Second cycle: the way holding key_q, the lowest empty way, the victim at the\n\
-             set's pointer, and the set's word and valid bits after an insert or remove.",
-        ));
-        items.push(Item::wire("valid_bits", ways as u32));
-        if sb > 0 {
-            items.push(Item::wire("valid_base", address_width(n)));
-            items.push(Item::assign(id("valid_base"), flat_base(sb, ways as u32, n)));
-        }
-        items.push(Item::assign(id("valid_bits"), flat("valid_flat", "valid_base", ways as u32)));
-        if wb > 0 {
-            items.push(Item::wire("ptr", wb));
-            if sb > 0 {
-                items.push(Item::wire("ptr_base", address_width(sets * wb as u64)));
-                items.push(Item::assign(id("ptr_base"), flat_base(sb, wb, sets * wb as u64)));
-            }
-            items.push(Item::assign(id("ptr"), flat("ptr_flat", "ptr_base", wb)));
-        }
-        let valid = |w: u64| {
-            if ways == 1 {
-                id("valid_bits")
-            } else {
-                id("valid_bits").bit_at(w as u32)
-            }
-        };
-        let mut regs = vec![
-            ("hit", 1),
-            ("full", 1),
-            ("found_value", vw),
-            ("victim_key", kw),
-            ("victim_value", vw),
-            ("new_word", word_w),
-            ("insert_valid", ways as u32),
-            ("remove_valid", ways as u32),
-        ];
-        if wb > 0 {
-            regs.extend([("hit_way", wb), ("free_way", wb), ("target", wb)]);
-        }
-        for (name, w) in &regs {
-            items.push(Item::reg(*name, *w));
-        }
-        let set_way = |flag: &'static str, value: bool, number: &'static str, w: u64| {
-            let mut s = vec![Stmt::blocking(Expr::id(flag), Expr::bit(value))];
-            if wb > 0 {
-                s.push(Stmt::blocking(Expr::id(number), way(w)));
-            }
-            s
-        };
-        let mut compare = set_way("hit", false, "hit_way", 0);
-        compare.extend(set_way("full", true, "free_way", 0));
-        compare.push(Stmt::blocking(id("found_value"), Expr::zero(vw)));
-        for w in (0..ways).rev() {
-            let mut found = set_way("hit", true, "hit_way", w);
-            found.push(Stmt::blocking(id("found_value"), way_value(w)));
-            compare.push(Stmt::if_(valid(w).land(way_key(w).equals(id("key_q"))), found));
-            compare.push(Stmt::if_(valid(w).lnot(), set_way("full", false, "free_way", w)));
-        }
-        // The victim, at the pointer.
-        compare.push(Stmt::blocking(id("victim_key"), way_key(0)));
-        compare.push(Stmt::blocking(id("victim_value"), way_value(0)));
-        for w in 1..ways {
-            compare.push(Stmt::if_(
-                is_way("ptr", w),
-                vec![Stmt::blocking(id("victim_key"), way_key(w)), Stmt::blocking(id("victim_value"), way_value(w))],
-            ));
-        }
-        // The way an insert writes: the hit, else the lowest empty, else the victim.
-        if wb > 0 {
-            compare.push(Stmt::blocking(
-                id("target"),
-                Expr::mux(id("hit"), id("hit_way"), Expr::mux(id("full"), id("ptr"), id("free_way"))),
-            ));
-        }
-        compare.push(Stmt::blocking(id("new_word"), id("word_q")));
-        compare.push(Stmt::blocking(id("insert_valid"), id("valid_bits")));
-        compare.push(Stmt::blocking(id("remove_valid"), id("valid_bits")));
-        let entry_slice = |w: u64| id("new_word").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w);
-        let bit_of = |name: &'static str, w: u64| {
-            if ways == 1 {
-                Expr::id(name)
-            } else {
-                Expr::id(name).bit_at(w as u32)
-            }
-        };
-        for w in 0..ways {
-            compare.push(Stmt::if_(
-                is_way("target", w),
-                vec![Stmt::blocking(entry_slice(w), Expr::concat(vec![id("value_q"), id("key_q")]))],
-            ));
-            compare.push(Stmt::if_(
-                is_way("free_way", w),
-                vec![Stmt::blocking(bit_of("insert_valid", w), Expr::bit(true))],
-            ));
-            compare.push(Stmt::if_(
-                is_way("hit_way", w),
-                vec![Stmt::blocking(bit_of("remove_valid", w), Expr::bit(false))],
-            ));
-        }
-        items.push(Item::always_comb(compare));
-
-        // The RAM port: read in the first cycle, write back in the second.
-        let op_is = |op: u64| id("op_q").equals(Expr::dec(2, op as u128));
-        items.push(Item::Blank);
-        items.push(Item::comment(
-            "The RAM port: the first cycle reads the set's word, an insert's second cycle\n\
-             writes it back.",
-        ));
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_(
-                id("reset").lnot(),
-                vec![Stmt::if_else(
-                    id("busy"),
-                    vec![Stmt::if_(
-                        op_is(Self::OP_INSERT),
-                        vec![Stmt::nb(at_set("set_word", "set_q"), id("new_word"))],
-                    )],
-                    vec![Stmt::if_(
-                        id("req_valid"),
-                        vec![Stmt::nb(id("word_q"), id("set_word").index(req_set.clone()))],
-                    )],
-                )],
-            )],
-        ));
-
-        // Control, valid bits, pointers and responses.
-        let mut evict = vec![
-            Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
-            Stmt::nb(id("resp_evicted_key_q"), id("victim_key")),
-            Stmt::nb(id("resp_value_q"), id("victim_value")),
-        ];
-        if wb > 0 {
-            evict.push(Stmt::nb(
-                flat("ptr_flat", "ptr_base", wb),
-                Expr::mux(id("ptr").equals(way(ways - 1)), way(0), id("ptr").plus(way(1))),
-            ));
-        }
-        let insert = vec![Stmt::if_(
-            id("hit").lnot(),
-            vec![Stmt::if_else(
-                id("full").lnot(),
-                vec![Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("insert_valid"))],
-                evict,
-            )],
-        )];
-        let remove = vec![Stmt::if_(
-            id("hit"),
-            vec![
-                Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("remove_valid")),
-                Stmt::nb(id("resp_value_q"), id("found_value")),
-            ],
-        )];
-        let get = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), id("found_value"))])];
-        let answer = vec![
-            Stmt::nb(id("busy"), Expr::bit(false)),
-            Stmt::nb(id("resp_valid_q"), Expr::bit(true)),
-            Stmt::nb(id("resp_hit_q"), id("hit")),
-            Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
-            Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
-            Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
-            Stmt::Case {
-                subject: id("op_q"),
-                arms: vec![
-                    (vec![Expr::dec(2, Self::OP_INSERT as u128)], insert),
-                    (vec![Expr::dec(2, Self::OP_REMOVE as u128)], remove),
-                ],
-                default: Some(get),
-            },
-        ];
-        let mut take = vec![
-            Stmt::nb(id("busy"), Expr::bit(true)),
-            Stmt::nb(id("op_q"), id("req_op")),
-            Stmt::nb(id("key_q"), id("req_key")),
-            Stmt::nb(id("value_q"), id("req_value")),
-        ];
-        if sb > 0 {
-            take.push(Stmt::nb(id("set_q"), id("req_set")));
-        }
-        items.push(Item::Blank);
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_else(
-                id("reset"),
-                clear,
-                vec![Stmt::if_else(
-                    id("busy"),
-                    answer,
-                    vec![Stmt::nb(id("resp_valid_q"), Expr::bit(false)), Stmt::if_(id("req_valid"), take)],
-                )],
-            )],
-        ));
-        items.push(Item::Blank);
-        items.push(Item::assign(id("req_ready"), id("busy").lnot()));
-        for (name, _) in responses {
-            let port = name.trim_end_matches("_q");
-            items.push(Item::assign(Expr::id(port), id(name)));
-        }
-        items
+        body(KW as u32, VW as u32, N as u64, WAYS as u64)
     }
+}
+
+/// The module of a [`HashTable`] of `size` entries in sets of `ways` for parameters known only
+/// at run time (the back end's, from an NF's IR): the same ports and body as
+/// [`module`](super::module) of a `HashTable<key_width, value_width, size, ways>`.
+pub fn hash_table_module(name: &str, key_width: u32, value_width: u32, size: u64, ways: u64) -> Module {
+    assert!(
+        ways >= 1 && size >= ways && size.is_multiple_of(ways) && (size / ways).is_power_of_two(),
+        "hash_table_module: size must be a positive multiple of ways and size / ways a power of two"
+    );
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::output_wire("req_ready", 1),
+            Port::input("req_op", 2),
+            Port::input("req_key", key_width),
+            Port::input("req_value", value_width),
+            Port::output_wire("resp_valid", 1),
+            Port::output_wire("resp_hit", 1),
+            Port::output_wire("resp_value", value_width),
+            Port::output_wire("resp_evicted", 1),
+            Port::output_wire("resp_evicted_key", key_width),
+        ],
+        items: body(key_width, value_width, size, ways),
+    }
+}
+
+/// The body of a hash table of `n` entries of a `kw`-bit key and a `vw`-bit value in sets of
+/// `ways`, shared by the block and [`hash_table_module`] so that the two cannot drift apart.
+/// (The op codes do not depend on the parameters: `HashTable::<1, 1, 1, 1>`'s are every
+/// `HashTable`'s.)
+fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
+    let id = Expr::id;
+    let sets = n / ways;
+    let sb = address_width(sets); // set numbers; 0 with one set
+    let wb = address_width(ways); // way numbers; 0 with one way
+    let entry_w = kw + vw;
+    let word_w = ways as u32 * entry_w;
+    // A set's RAM word, valid bits and pointer, at the set number `at`.
+    let at_set = |mem: &'static str, at: &'static str| -> Expr {
+        if sb == 0 {
+            Expr::id(mem).index(Expr::int(0))
+        } else {
+            Expr::id(mem).index(Expr::id(at))
+        }
+    };
+    let way_key = |w: u64| id("word_q").slice(w as u32 * entry_w + kw - 1, w as u32 * entry_w);
+    let way_value = |w: u64| id("word_q").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w + kw);
+    let way = |w: u64| Expr::dec(wb, w as u128);
+    // Set s's `per` bits of a flat vector: `vector[base +: per]`, the whole vector with one
+    // set.
+    let flat = |vector: &'static str, base: &'static str, per: u32| -> Expr {
+        if sb == 0 {
+            Expr::id(vector)
+        } else {
+            Expr::id(vector).part(Expr::id(base), per)
+        }
+    };
+    // `name == w` for a way-number variable; always true with one way.
+    let is_way = |name: &'static str, w: u64| {
+        if wb == 0 {
+            Expr::bit(true)
+        } else {
+            Expr::id(name).equals(way(w))
+        }
+    };
+    let responses = [
+        ("resp_valid_q", 1),
+        ("resp_hit_q", 1),
+        ("resp_value_q", vw),
+        ("resp_evicted_q", 1),
+        ("resp_evicted_key_q", kw),
+    ];
+
+    let mut items = vec![
+        Item::comment(format!(
+            "HashTable: {sets} sets of {ways} ways. A set's keys and values are one \
+             {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
+             key low); its valid bits and round-robin\npointer are registers. Two cycles \
+             per request: read the set's word, then compare,\nwrite back and answer."
+        )),
+        Item::memory("set_word", word_w, sets).with_attr("ram_style", "block"),
+        // Flat vectors rather than memories, so that a reset clears them in one
+        // assignment: set s's valid bits are valid_flat[s*WAYS +: WAYS], its pointer
+        // ptr_flat[s*PTR_BITS +: PTR_BITS].
+        Item::reg("valid_flat", n as u32),
+    ];
+    if wb > 0 {
+        items.push(Item::reg("ptr_flat", sets as u32 * wb));
+    }
+    items.push(Item::reg("busy", 1));
+    items.push(Item::reg("op_q", 2));
+    items.push(Item::reg("key_q", kw));
+    items.push(Item::reg("value_q", vw));
+    if sb > 0 {
+        items.push(Item::reg("set_q", sb));
+    }
+    items.push(Item::reg("word_q", word_w));
+    for (name, w) in responses {
+        items.push(Item::reg(name, w));
+    }
+
+    // The set of the requested key: the low bits of its CRC-32, as XOR trees.
+    if sb > 0 {
+        let crc = crc32_matrix(kw as usize);
+        items.push(Item::Blank);
+        items.push(Item::comment(
+            "The set of req_key: bit j of the CRC-32 of its big-endian bytes is the parity\n\
+             of req_key & MASK_j, inverted where the CRC of the zero key has a 1.",
+        ));
+        items.push(Item::wire("req_set", sb));
+        let bits = (0..sb)
+            .rev()
+            .map(|j| {
+                let mask = Expr::Lit(Literal::from_limbs(kw, crc.masks[j as usize].clone(), Radix::Hex));
+                let parity = id("req_key").and(mask).parity();
+                if crc.constant >> j & 1 == 1 {
+                    parity.inv()
+                } else {
+                    parity
+                }
+            })
+            .collect();
+        items.push(Item::assign(id("req_set"), Expr::concat(bits)));
+    }
+    let req_set = if sb == 0 { Expr::int(0) } else { id("req_set") };
+
+    // Initial contents and reset.
+    let mut clear = vec![Stmt::nb(id("valid_flat"), Expr::zero(n as u32))];
+    if wb > 0 {
+        clear.push(Stmt::nb(id("ptr_flat"), Expr::zero(sets as u32 * wb)));
+    }
+    clear.push(Stmt::nb(id("busy"), Expr::bit(false)));
+    for (name, w) in responses {
+        clear.push(Stmt::nb(id(name), Expr::zero(w)));
+    }
+    let blocking = |list: &[Stmt]| -> Vec<Stmt> {
+        list.iter()
+            .map(|st| match st {
+                Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+                Stmt::For { var, from, to, body } => Stmt::For {
+                    var: var.clone(),
+                    from: *from,
+                    to: *to,
+                    body: body
+                        .iter()
+                        .map(|b| match b {
+                            Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+                            other => other.clone(),
+                        })
+                        .collect(),
+                },
+                other => other.clone(),
+            })
+            .collect()
+    };
+    items.push(Item::integer("i"));
+    let mut init = vec![Stmt::For {
+        var: "i".into(),
+        from: 0,
+        to: sets,
+        body: vec![Stmt::blocking(id("set_word").index(id("i")), Expr::zero(word_w))],
+    }];
+    init.extend(blocking(&clear));
+    init.push(Stmt::blocking(id("op_q"), Expr::zero(2)));
+    init.push(Stmt::blocking(id("key_q"), Expr::zero(kw)));
+    init.push(Stmt::blocking(id("value_q"), Expr::zero(vw)));
+    if sb > 0 {
+        init.push(Stmt::blocking(id("set_q"), Expr::zero(sb)));
+    }
+    init.push(Stmt::blocking(id("word_q"), Expr::zero(word_w)));
+    items.push(Item::Initial(init));
+
+    // Second cycle: compare the ways of the word read.
+    items.push(Item::Blank);
+    items.push(Item::comment(
+        "Second cycle: the way holding key_q, the lowest empty way, the victim at the\n\
+         set's pointer, and the set's word and valid bits after an insert or remove.",
+    ));
+    items.push(Item::wire("valid_bits", ways as u32));
+    if sb > 0 {
+        items.push(Item::wire("valid_base", address_width(n)));
+        items.push(Item::assign(id("valid_base"), flat_base(sb, ways as u32, n)));
+    }
+    items.push(Item::assign(id("valid_bits"), flat("valid_flat", "valid_base", ways as u32)));
+    if wb > 0 {
+        items.push(Item::wire("ptr", wb));
+        if sb > 0 {
+            items.push(Item::wire("ptr_base", address_width(sets * wb as u64)));
+            items.push(Item::assign(id("ptr_base"), flat_base(sb, wb, sets * wb as u64)));
+        }
+        items.push(Item::assign(id("ptr"), flat("ptr_flat", "ptr_base", wb)));
+    }
+    let valid = |w: u64| {
+        if ways == 1 {
+            id("valid_bits")
+        } else {
+            id("valid_bits").bit_at(w as u32)
+        }
+    };
+    let mut regs = vec![
+        ("hit", 1),
+        ("full", 1),
+        ("found_value", vw),
+        ("victim_key", kw),
+        ("victim_value", vw),
+        ("new_word", word_w),
+        ("insert_valid", ways as u32),
+        ("remove_valid", ways as u32),
+    ];
+    if wb > 0 {
+        regs.extend([("hit_way", wb), ("free_way", wb), ("target", wb)]);
+    }
+    for (name, w) in &regs {
+        items.push(Item::reg(*name, *w));
+    }
+    let set_way = |flag: &'static str, value: bool, number: &'static str, w: u64| {
+        let mut s = vec![Stmt::blocking(Expr::id(flag), Expr::bit(value))];
+        if wb > 0 {
+            s.push(Stmt::blocking(Expr::id(number), way(w)));
+        }
+        s
+    };
+    let mut compare = set_way("hit", false, "hit_way", 0);
+    compare.extend(set_way("full", true, "free_way", 0));
+    compare.push(Stmt::blocking(id("found_value"), Expr::zero(vw)));
+    for w in (0..ways).rev() {
+        let mut found = set_way("hit", true, "hit_way", w);
+        found.push(Stmt::blocking(id("found_value"), way_value(w)));
+        compare.push(Stmt::if_(valid(w).land(way_key(w).equals(id("key_q"))), found));
+        compare.push(Stmt::if_(valid(w).lnot(), set_way("full", false, "free_way", w)));
+    }
+    // The victim, at the pointer.
+    compare.push(Stmt::blocking(id("victim_key"), way_key(0)));
+    compare.push(Stmt::blocking(id("victim_value"), way_value(0)));
+    for w in 1..ways {
+        compare.push(Stmt::if_(
+            is_way("ptr", w),
+            vec![Stmt::blocking(id("victim_key"), way_key(w)), Stmt::blocking(id("victim_value"), way_value(w))],
+        ));
+    }
+    // The way an insert writes: the hit, else the lowest empty, else the victim.
+    if wb > 0 {
+        compare.push(Stmt::blocking(
+            id("target"),
+            Expr::mux(id("hit"), id("hit_way"), Expr::mux(id("full"), id("ptr"), id("free_way"))),
+        ));
+    }
+    compare.push(Stmt::blocking(id("new_word"), id("word_q")));
+    compare.push(Stmt::blocking(id("insert_valid"), id("valid_bits")));
+    compare.push(Stmt::blocking(id("remove_valid"), id("valid_bits")));
+    let entry_slice = |w: u64| id("new_word").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w);
+    let bit_of = |name: &'static str, w: u64| {
+        if ways == 1 {
+            Expr::id(name)
+        } else {
+            Expr::id(name).bit_at(w as u32)
+        }
+    };
+    for w in 0..ways {
+        compare.push(Stmt::if_(
+            is_way("target", w),
+            vec![Stmt::blocking(entry_slice(w), Expr::concat(vec![id("value_q"), id("key_q")]))],
+        ));
+        compare
+            .push(Stmt::if_(is_way("free_way", w), vec![Stmt::blocking(bit_of("insert_valid", w), Expr::bit(true))]));
+        compare
+            .push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(bit_of("remove_valid", w), Expr::bit(false))]));
+    }
+    items.push(Item::always_comb(compare));
+
+    // The RAM port: read in the first cycle, write back in the second.
+    let op_is = |op: u64| id("op_q").equals(Expr::dec(2, op as u128));
+    items.push(Item::Blank);
+    items.push(Item::comment(
+        "The RAM port: the first cycle reads the set's word, an insert's second cycle\n\
+         writes it back.",
+    ));
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_(
+            id("reset").lnot(),
+            vec![Stmt::if_else(
+                id("busy"),
+                vec![Stmt::if_(
+                    op_is(HashTable::<1, 1, 1, 1>::OP_INSERT),
+                    vec![Stmt::nb(at_set("set_word", "set_q"), id("new_word"))],
+                )],
+                vec![Stmt::if_(id("req_valid"), vec![Stmt::nb(id("word_q"), id("set_word").index(req_set.clone()))])],
+            )],
+        )],
+    ));
+
+    // Control, valid bits, pointers and responses.
+    let mut evict = vec![
+        Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
+        Stmt::nb(id("resp_evicted_key_q"), id("victim_key")),
+        Stmt::nb(id("resp_value_q"), id("victim_value")),
+    ];
+    if wb > 0 {
+        evict.push(Stmt::nb(
+            flat("ptr_flat", "ptr_base", wb),
+            Expr::mux(id("ptr").equals(way(ways - 1)), way(0), id("ptr").plus(way(1))),
+        ));
+    }
+    let insert = vec![Stmt::if_(
+        id("hit").lnot(),
+        vec![Stmt::if_else(
+            id("full").lnot(),
+            vec![Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("insert_valid"))],
+            evict,
+        )],
+    )];
+    let remove = vec![Stmt::if_(
+        id("hit"),
+        vec![
+            Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("remove_valid")),
+            Stmt::nb(id("resp_value_q"), id("found_value")),
+        ],
+    )];
+    let get = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), id("found_value"))])];
+    let answer = vec![
+        Stmt::nb(id("busy"), Expr::bit(false)),
+        Stmt::nb(id("resp_valid_q"), Expr::bit(true)),
+        Stmt::nb(id("resp_hit_q"), id("hit")),
+        Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
+        Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
+        Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
+        Stmt::Case {
+            subject: id("op_q"),
+            arms: vec![
+                (vec![Expr::dec(2, HashTable::<1, 1, 1, 1>::OP_INSERT as u128)], insert),
+                (vec![Expr::dec(2, HashTable::<1, 1, 1, 1>::OP_REMOVE as u128)], remove),
+            ],
+            default: Some(get),
+        },
+    ];
+    let mut take = vec![
+        Stmt::nb(id("busy"), Expr::bit(true)),
+        Stmt::nb(id("op_q"), id("req_op")),
+        Stmt::nb(id("key_q"), id("req_key")),
+        Stmt::nb(id("value_q"), id("req_value")),
+    ];
+    if sb > 0 {
+        take.push(Stmt::nb(id("set_q"), id("req_set")));
+    }
+    items.push(Item::Blank);
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_else(
+            id("reset"),
+            clear,
+            vec![Stmt::if_else(
+                id("busy"),
+                answer,
+                vec![Stmt::nb(id("resp_valid_q"), Expr::bit(false)), Stmt::if_(id("req_valid"), take)],
+            )],
+        )],
+    ));
+    items.push(Item::Blank);
+    items.push(Item::assign(id("req_ready"), id("busy").lnot()));
+    for (name, _) in responses {
+        let port = name.trim_end_matches("_q");
+        items.push(Item::assign(Expr::id(port), id(name)));
+    }
+    items
 }
 
 #[cfg(test)]
@@ -732,6 +755,24 @@ mod test {
         );
         matches_cpu::<u32, u8, 32, 8, 8, 1>(53, |k| k as u32, |v| v as u8);
         matches_cpu::<u8, u8, 8, 8, 3, 3>(54, |k| k as u8, |v| v as u8);
+    }
+
+    /// The run-time module against the block's: one entry, one set, direct-mapped, ways that
+    /// are not a power of two, keys and values wider than 64 bits.
+    #[test]
+    fn hash_table_module_is_the_blocks() {
+        fn same<const KW: usize, const VW: usize, const N: usize, const WAYS: usize>() {
+            let block = crate::hw::module(&HashTable::<KW, VW, N, WAYS>::default(), "m");
+            let run_time = hash_table_module("m", KW as u32, VW as u32, N as u64, WAYS as u64);
+            assert_eq!(block, run_time, "HashTable<{KW}, {VW}, {N}, {WAYS}>");
+        }
+        same::<1, 1, 1, 1>();
+        same::<8, 8, 3, 3>();
+        same::<32, 8, 8, 1>();
+        same::<16, 16, 16, 4>();
+        same::<48, 16, 256, 4>();
+        same::<100, 70, 6, 3>();
+        same::<100, 70, 4, 2>();
     }
 
     #[test]

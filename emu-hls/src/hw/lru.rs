@@ -1,7 +1,7 @@
 //! [`Lru`]: a fully associative table with exact least-recently-used replacement.
 
 use super::{wrapper, StateBlock};
-use crate::verilog::{index_width, Expr, Item, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 
 /// A fully associative table of `N` (key, value) slots that evicts exactly the least recently
@@ -211,216 +211,246 @@ impl<const KW: usize, const VW: usize, const N: usize> StateBlock for Lru<KW, VW
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let (kw, vw, n) = (KW as u32, VW as u32, N as u64);
-        let sw = index_width(n); // slot numbers and ages: 0..N-1
-        let cw = index_width(n + 1); // the count: 0..=N
-        let slot = |i: u64| Expr::dec(sw, i as u128);
-        let word = |mem: &'static str, at: Expr| -> Expr {
-            if N == 1 {
-                Expr::id(mem).index(Expr::int(0))
-            } else {
-                Expr::id(mem).index(at)
-            }
-        };
-        let valid_bit = |i: u64| {
-            if N == 1 {
-                id("slot_valid")
-            } else {
-                id("slot_valid").bit_at(i as u32)
-            }
-        };
-        let age = |i: u64| id("age").index(Expr::int(i));
-        let responses = [
-            ("resp_valid_q", 1),
-            ("resp_hit_q", 1),
-            ("resp_value_q", vw),
-            ("resp_evicted_q", 1),
-            ("resp_evicted_key_q", kw),
-        ];
+        body(KW as u32, VW as u32, N as u64)
+    }
+}
 
-        let mut items = vec![
-            Item::comment(format!(
-                "Lru: {n} slots of a {kw}-bit key, a {vw}-bit value, a valid bit and an age\n\
-                 (how many stored entries were used more recently); exact LRU eviction."
-            )),
-            Item::memory("slot_key", kw, n),
-            Item::memory("slot_value", vw, n),
-            Item::reg("slot_valid", n as u32),
-            Item::memory("age", sw, n),
-            Item::reg("count", cw),
-        ];
-        for (name, w) in responses {
-            items.push(Item::reg(name, w));
-        }
-        let mut clear = vec![Stmt::nb(id("slot_valid"), Expr::zero(n as u32)), Stmt::nb(id("count"), Expr::zero(cw))];
-        for i in 0..n {
-            clear.push(Stmt::nb(age(i), Expr::zero(sw)));
-        }
-        for (name, w) in responses {
-            clear.push(Stmt::nb(id(name), Expr::zero(w)));
-        }
-        items.push(Item::integer("i"));
-        let mut init = vec![Stmt::For {
-            var: "i".into(),
-            from: 0,
-            to: n,
-            body: vec![
-                Stmt::blocking(id("slot_key").index(id("i")), Expr::zero(kw)),
-                Stmt::blocking(id("slot_value").index(id("i")), Expr::zero(vw)),
-            ],
-        }];
-        init.extend(clear.iter().map(|st| match st {
-            Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-            other => other.clone(),
-        }));
-        items.push(Item::Initial(init));
+/// The module of an [`Lru`] of `size` slots for parameters known only at run time (the back
+/// end's, from an NF's IR): the same ports and body as [`module`](super::module) of an
+/// `Lru<key_width, value_width, size>`.
+pub fn lru_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Module {
+    assert!(size >= 1, "lru_module: an Lru needs size >= 1, as emu_core::Lru");
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::input("req_op", 2),
+            Port::input("req_key", key_width),
+            Port::input("req_value", value_width),
+            Port::output_wire("resp_valid", 1),
+            Port::output_wire("resp_hit", 1),
+            Port::output_wire("resp_value", value_width),
+            Port::output_wire("resp_evicted", 1),
+            Port::output_wire("resp_evicted_key", key_width),
+        ],
+        items: body(key_width, value_width, size),
+    }
+}
 
-        // The lookup.
-        items.push(Item::Blank);
-        items.push(Item::comment(
-            "Lookup: the slot holding req_key and its age, the lowest empty slot, and the\n\
-             least recently used slot (age N - 1) for a full table.",
-        ));
-        for (name, w) in [("hit", 1), ("hit_slot", sw), ("hit_age", sw), ("free_slot", sw), ("lru_slot", sw)] {
-            items.push(Item::reg(name, w));
+/// The body of an LRU table of `n` slots of a `kw`-bit key and a `vw`-bit value, shared by
+/// the block and [`lru_module`] so that the two cannot drift apart. (The op codes do not
+/// depend on the parameters: `Lru::<1, 1, 1>`'s are every `Lru`'s.)
+fn body(kw: u32, vw: u32, n: u64) -> Vec<Item> {
+    let id = Expr::id;
+    let sw = index_width(n); // slot numbers and ages: 0..N-1
+    let cw = index_width(n + 1); // the count: 0..=N
+    let slot = |i: u64| Expr::dec(sw, i as u128);
+    let word = |mem: &'static str, at: Expr| -> Expr {
+        if n == 1 {
+            Expr::id(mem).index(Expr::int(0))
+        } else {
+            Expr::id(mem).index(at)
         }
-        items.push(Item::wire("full", 1));
-        items.push(Item::assign(id("full"), id("count").equals(Expr::dec(cw, n as u128))));
-        let mut lookup = vec![
-            Stmt::blocking(id("hit"), Expr::bit(false)),
-            Stmt::blocking(id("hit_slot"), slot(0)),
-            Stmt::blocking(id("hit_age"), slot(0)),
-            Stmt::blocking(id("free_slot"), slot(0)),
-            Stmt::blocking(id("lru_slot"), slot(0)),
-        ];
-        for i in (0..n).rev() {
-            lookup.push(Stmt::if_(
-                valid_bit(i).land(word("slot_key", Expr::int(i)).equals(id("req_key"))),
-                vec![
-                    Stmt::blocking(id("hit"), Expr::bit(true)),
-                    Stmt::blocking(id("hit_slot"), slot(i)),
-                    Stmt::blocking(id("hit_age"), age(i)),
-                ],
-            ));
-            lookup.push(Stmt::if_(valid_bit(i).lnot(), vec![Stmt::blocking(id("free_slot"), slot(i))]));
-            lookup.push(Stmt::if_(
-                valid_bit(i).land(age(i).equals(slot(n - 1))),
-                vec![Stmt::blocking(id("lru_slot"), slot(i))],
-            ));
+    };
+    let valid_bit = |i: u64| {
+        if n == 1 {
+            id("slot_valid")
+        } else {
+            id("slot_valid").bit_at(i as u32)
         }
-        items.push(Item::always_comb(lookup));
+    };
+    let age = |i: u64| id("age").index(Expr::int(i));
+    let responses = [
+        ("resp_valid_q", 1),
+        ("resp_hit_q", 1),
+        ("resp_value_q", vw),
+        ("resp_evicted_q", 1),
+        ("resp_evicted_key_q", kw),
+    ];
 
-        // The slot an insert or a get uses, and its age before the use.
-        items.push(Item::Blank);
-        items.push(Item::comment(
-            "The slot an insert or get hit uses, and its age before: every stored age below\n\
-             it grows by one and the used slot's becomes 0.",
-        ));
-        items.push(Item::wire("use_slot", sw));
-        items.push(Item::wire("use_age", sw));
-        items.push(Item::assign(
-            id("use_slot"),
-            Expr::mux(id("hit"), id("hit_slot"), Expr::mux(id("full"), id("lru_slot"), id("free_slot"))),
-        ));
-        // A new entry's age is the count, < N when the table is not full.
-        let count_as_age = if cw > sw { id("count").slice(sw - 1, 0) } else { id("count") };
-        items.push(Item::assign(
-            id("use_age"),
-            Expr::mux(id("hit"), id("hit_age"), Expr::mux(id("full"), slot(n - 1), count_as_age)),
-        ));
+    let mut items = vec![
+        Item::comment(format!(
+            "Lru: {n} slots of a {kw}-bit key, a {vw}-bit value, a valid bit and an age\n\
+             (how many stored entries were used more recently); exact LRU eviction."
+        )),
+        Item::memory("slot_key", kw, n),
+        Item::memory("slot_value", vw, n),
+        Item::reg("slot_valid", n as u32),
+        Item::memory("age", sw, n),
+        Item::reg("count", cw),
+    ];
+    for (name, w) in responses {
+        items.push(Item::reg(name, w));
+    }
+    let mut clear = vec![Stmt::nb(id("slot_valid"), Expr::zero(n as u32)), Stmt::nb(id("count"), Expr::zero(cw))];
+    for i in 0..n {
+        clear.push(Stmt::nb(age(i), Expr::zero(sw)));
+    }
+    for (name, w) in responses {
+        clear.push(Stmt::nb(id(name), Expr::zero(w)));
+    }
+    items.push(Item::integer("i"));
+    let mut init = vec![Stmt::For {
+        var: "i".into(),
+        from: 0,
+        to: n,
+        body: vec![
+            Stmt::blocking(id("slot_key").index(id("i")), Expr::zero(kw)),
+            Stmt::blocking(id("slot_value").index(id("i")), Expr::zero(vw)),
+        ],
+    }];
+    init.extend(clear.iter().map(|st| match st {
+        Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+        other => other.clone(),
+    }));
+    items.push(Item::Initial(init));
 
-        let touch = || -> Vec<Stmt> {
-            (0..n)
-                .map(|i| {
-                    Stmt::if_else(
-                        id("use_slot").equals(slot(i)),
-                        vec![Stmt::nb(age(i), Expr::zero(sw))],
-                        vec![Stmt::if_(
-                            valid_bit(i).land(age(i).less_than(id("use_age"))),
-                            vec![Stmt::nb(age(i), age(i).plus(slot(1)))],
-                        )],
-                    )
-                })
-                .collect()
-        };
-        let valid_at = |at: Expr| {
-            if N == 1 {
-                id("slot_valid")
-            } else {
-                id("slot_valid").index(at)
-            }
-        };
-
-        let mut insert = vec![Stmt::nb(word("slot_value", id("use_slot")), id("req_value"))];
-        insert.push(Stmt::if_(
-            id("hit").lnot(),
+    // The lookup.
+    items.push(Item::Blank);
+    items.push(Item::comment(
+        "Lookup: the slot holding req_key and its age, the lowest empty slot, and the\n\
+         least recently used slot (age N - 1) for a full table.",
+    ));
+    for (name, w) in [("hit", 1), ("hit_slot", sw), ("hit_age", sw), ("free_slot", sw), ("lru_slot", sw)] {
+        items.push(Item::reg(name, w));
+    }
+    items.push(Item::wire("full", 1));
+    items.push(Item::assign(id("full"), id("count").equals(Expr::dec(cw, n as u128))));
+    let mut lookup = vec![
+        Stmt::blocking(id("hit"), Expr::bit(false)),
+        Stmt::blocking(id("hit_slot"), slot(0)),
+        Stmt::blocking(id("hit_age"), slot(0)),
+        Stmt::blocking(id("free_slot"), slot(0)),
+        Stmt::blocking(id("lru_slot"), slot(0)),
+    ];
+    for i in (0..n).rev() {
+        lookup.push(Stmt::if_(
+            valid_bit(i).land(word("slot_key", Expr::int(i)).equals(id("req_key"))),
             vec![
-                Stmt::nb(word("slot_key", id("use_slot")), id("req_key")),
-                Stmt::nb(valid_at(id("use_slot")), Expr::bit(true)),
-                Stmt::if_else(
-                    id("full"),
-                    vec![
-                        Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
-                        Stmt::nb(id("resp_evicted_key_q"), word("slot_key", id("lru_slot"))),
-                        Stmt::nb(id("resp_value_q"), word("slot_value", id("lru_slot"))),
-                    ],
-                    vec![Stmt::nb(id("count"), id("count").plus(Expr::dec(cw, 1)))],
-                ),
+                Stmt::blocking(id("hit"), Expr::bit(true)),
+                Stmt::blocking(id("hit_slot"), slot(i)),
+                Stmt::blocking(id("hit_age"), age(i)),
             ],
         ));
-        insert.extend(touch());
+        lookup.push(Stmt::if_(valid_bit(i).lnot(), vec![Stmt::blocking(id("free_slot"), slot(i))]));
+        lookup.push(Stmt::if_(
+            valid_bit(i).land(age(i).equals(slot(n - 1))),
+            vec![Stmt::blocking(id("lru_slot"), slot(i))],
+        ));
+    }
+    items.push(Item::always_comb(lookup));
 
-        let mut remove_hit = vec![
-            Stmt::nb(valid_at(id("hit_slot")), Expr::bit(false)),
-            Stmt::nb(id("count"), id("count").minus(Expr::dec(cw, 1))),
-            Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot"))),
-        ];
-        for i in 0..n {
-            remove_hit.push(Stmt::if_else(
-                id("hit_slot").equals(slot(i)),
-                vec![Stmt::nb(age(i), Expr::zero(sw))],
-                vec![Stmt::if_(
-                    valid_bit(i).land(id("hit_age").less_than(age(i))),
-                    vec![Stmt::nb(age(i), age(i).minus(slot(1)))],
-                )],
-            ));
+    // The slot an insert or a get uses, and its age before the use.
+    items.push(Item::Blank);
+    items.push(Item::comment(
+        "The slot an insert or get hit uses, and its age before: every stored age below\n\
+         it grows by one and the used slot's becomes 0.",
+    ));
+    items.push(Item::wire("use_slot", sw));
+    items.push(Item::wire("use_age", sw));
+    items.push(Item::assign(
+        id("use_slot"),
+        Expr::mux(id("hit"), id("hit_slot"), Expr::mux(id("full"), id("lru_slot"), id("free_slot"))),
+    ));
+    // A new entry's age is the count, < N when the table is not full.
+    let count_as_age = if cw > sw { id("count").slice(sw - 1, 0) } else { id("count") };
+    items.push(Item::assign(
+        id("use_age"),
+        Expr::mux(id("hit"), id("hit_age"), Expr::mux(id("full"), slot(n - 1), count_as_age)),
+    ));
+
+    let touch = || -> Vec<Stmt> {
+        (0..n)
+            .map(|i| {
+                Stmt::if_else(
+                    id("use_slot").equals(slot(i)),
+                    vec![Stmt::nb(age(i), Expr::zero(sw))],
+                    vec![Stmt::if_(
+                        valid_bit(i).land(age(i).less_than(id("use_age"))),
+                        vec![Stmt::nb(age(i), age(i).plus(slot(1)))],
+                    )],
+                )
+            })
+            .collect()
+    };
+    let valid_at = |at: Expr| {
+        if n == 1 {
+            id("slot_valid")
+        } else {
+            id("slot_valid").index(at)
         }
-        let mut get_hit = vec![Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot")))];
-        get_hit.extend(touch());
-        let peek_hit = vec![Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot")))];
+    };
 
-        let request = vec![
-            Stmt::nb(id("resp_hit_q"), id("hit")),
-            Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
-            Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
-            Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
-            Stmt::Case {
-                subject: id("req_op"),
-                arms: vec![
-                    (vec![Expr::dec(2, Self::OP_INSERT as u128)], insert),
-                    (vec![Expr::dec(2, Self::OP_REMOVE as u128)], vec![Stmt::if_(id("hit"), remove_hit)]),
-                    (vec![Expr::dec(2, Self::OP_GET as u128)], vec![Stmt::if_(id("hit"), get_hit)]),
+    let mut insert = vec![Stmt::nb(word("slot_value", id("use_slot")), id("req_value"))];
+    insert.push(Stmt::if_(
+        id("hit").lnot(),
+        vec![
+            Stmt::nb(word("slot_key", id("use_slot")), id("req_key")),
+            Stmt::nb(valid_at(id("use_slot")), Expr::bit(true)),
+            Stmt::if_else(
+                id("full"),
+                vec![
+                    Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
+                    Stmt::nb(id("resp_evicted_key_q"), word("slot_key", id("lru_slot"))),
+                    Stmt::nb(id("resp_value_q"), word("slot_value", id("lru_slot"))),
                 ],
-                default: Some(vec![Stmt::if_(id("hit"), peek_hit)]),
-            },
-        ];
-        items.push(Item::Blank);
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_else(
-                id("reset"),
-                clear,
-                vec![Stmt::nb(id("resp_valid_q"), id("req_valid")), Stmt::if_(id("req_valid"), request)],
+                vec![Stmt::nb(id("count"), id("count").plus(Expr::dec(cw, 1)))],
+            ),
+        ],
+    ));
+    insert.extend(touch());
+
+    let mut remove_hit = vec![
+        Stmt::nb(valid_at(id("hit_slot")), Expr::bit(false)),
+        Stmt::nb(id("count"), id("count").minus(Expr::dec(cw, 1))),
+        Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot"))),
+    ];
+    for i in 0..n {
+        remove_hit.push(Stmt::if_else(
+            id("hit_slot").equals(slot(i)),
+            vec![Stmt::nb(age(i), Expr::zero(sw))],
+            vec![Stmt::if_(
+                valid_bit(i).land(id("hit_age").less_than(age(i))),
+                vec![Stmt::nb(age(i), age(i).minus(slot(1)))],
             )],
         ));
-        items.push(Item::Blank);
-        for (name, _) in responses {
-            let port = name.trim_end_matches("_q");
-            items.push(Item::assign(Expr::id(port), id(name)));
-        }
-        items
     }
+    let mut get_hit = vec![Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot")))];
+    get_hit.extend(touch());
+    let peek_hit = vec![Stmt::nb(id("resp_value_q"), word("slot_value", id("hit_slot")))];
+
+    let request = vec![
+        Stmt::nb(id("resp_hit_q"), id("hit")),
+        Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
+        Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
+        Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
+        Stmt::Case {
+            subject: id("req_op"),
+            arms: vec![
+                (vec![Expr::dec(2, Lru::<1, 1, 1>::OP_INSERT as u128)], insert),
+                (vec![Expr::dec(2, Lru::<1, 1, 1>::OP_REMOVE as u128)], vec![Stmt::if_(id("hit"), remove_hit)]),
+                (vec![Expr::dec(2, Lru::<1, 1, 1>::OP_GET as u128)], vec![Stmt::if_(id("hit"), get_hit)]),
+            ],
+            default: Some(vec![Stmt::if_(id("hit"), peek_hit)]),
+        },
+    ];
+    items.push(Item::Blank);
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_else(
+            id("reset"),
+            clear,
+            vec![Stmt::nb(id("resp_valid_q"), id("req_valid")), Stmt::if_(id("req_valid"), request)],
+        )],
+    ));
+    items.push(Item::Blank);
+    for (name, _) in responses {
+        let port = name.trim_end_matches("_q");
+        items.push(Item::assign(Expr::id(port), id(name)));
+    }
+    items
 }
 
 #[cfg(test)]
@@ -510,6 +540,21 @@ mod test {
         matches_cpu::<u16, u8, 16, 8, 5>(31, |k| k as u16 * 3, 8, |v| v as u8);
         matches_cpu::<u32, u16, 32, 16, 4>(32, |k| k as u32, 7, |v| v as u16);
         matches_cpu::<u8, u8, 8, 8, 1>(33, |k| k as u8, 3, |v| v as u8);
+    }
+
+    /// The run-time module against the block's: one slot, two, a size that is not a power of
+    /// two, keys and values wider than 64 bits.
+    #[test]
+    fn lru_module_is_the_blocks() {
+        fn same<const KW: usize, const VW: usize, const N: usize>() {
+            let block = crate::hw::module(&Lru::<KW, VW, N>::default(), "m");
+            assert_eq!(block, lru_module("m", KW as u32, VW as u32, N as u64), "Lru<{KW}, {VW}, {N}>");
+        }
+        same::<1, 1, 1>();
+        same::<8, 1, 2>();
+        same::<48, 8, 16>();
+        same::<16, 8, 5>();
+        same::<100, 70, 3>();
     }
 
     #[test]

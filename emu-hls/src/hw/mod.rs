@@ -81,11 +81,11 @@ pub mod tools;
 pub use array::{array_module, Array};
 pub use cam::{cam_module, Cam};
 pub use counter::{counter_module, Counter};
-pub use hash_table::{crc32_matrix, Crc32Matrix, HashTable};
-pub use lru::Lru;
-pub use queue::Queue;
+pub use hash_table::{crc32_matrix, hash_table_module, Crc32Matrix, HashTable};
+pub use lru::{lru_module, Lru};
+pub use queue::{queue_module, Queue};
 pub use register::{register_module, Register};
-pub use tcam::Tcam;
+pub use tcam::{tcam_module, Tcam};
 
 /// What every state element block offers besides rust-hdl's [`Block`]: access to its clock
 /// for stepping, and its Verilog body as AST.

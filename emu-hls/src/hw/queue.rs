@@ -1,7 +1,7 @@
 //! [`Queue`]: a FIFO of at most `N` values, a ring buffer in block RAM.
 
 use super::{address_width, wrapper, StateBlock};
-use crate::verilog::{index_width, Expr, Item, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 use std::collections::VecDeque;
 
@@ -142,131 +142,160 @@ impl<const W: usize, const N: usize> StateBlock for Queue<W, N> {
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let (w, n) = (W as u32, N as u64);
-        let pw = address_width(n);
-        let cw = index_width(n + 1);
-        // The pointers: registers of `pw` bits, or the constant 0 with a single word.
-        let pointer = |name: &'static str| {
-            if pw == 0 {
-                Expr::int(0)
-            } else {
-                Expr::id(name)
-            }
-        };
-        let advance = |name: &'static str| {
-            let p = Expr::id(name);
-            Stmt::nb(
-                p.clone(),
-                Expr::mux(p.clone().equals(Expr::dec(pw, (n - 1) as u128)), Expr::zero(pw), p.plus(Expr::dec(pw, 1))),
-            )
-        };
-
-        let mut items = vec![
-            Item::comment(format!("Queue: a ring buffer of {n} words of {w} bits in block RAM; head, tail, count.")),
-            Item::memory("words", w, n).with_attr("ram_style", "block"),
-            Item::reg("count", cw),
-        ];
-        if pw > 0 {
-            items.push(Item::reg("head", pw));
-            items.push(Item::reg("tail", pw));
-        }
-        for (name, width) in [("read_q", w), ("resp_valid_q", 1), ("resp_ok_q", 1), ("resp_read_q", 1)] {
-            items.push(Item::reg(name, width));
-        }
-        items.push(Item::wire("is_empty", 1));
-        items.push(Item::wire("is_full", 1));
-        items.push(Item::assign(id("is_empty"), id("count").equals(Expr::zero(cw))));
-        items.push(Item::assign(id("is_full"), id("count").equals(Expr::dec(cw, n as u128))));
-
-        let mut clear = vec![Stmt::nb(id("count"), Expr::zero(cw))];
-        if pw > 0 {
-            clear.push(Stmt::nb(id("head"), Expr::zero(pw)));
-            clear.push(Stmt::nb(id("tail"), Expr::zero(pw)));
-        }
-        for name in ["resp_valid_q", "resp_ok_q", "resp_read_q"] {
-            clear.push(Stmt::nb(id(name), Expr::bit(false)));
-        }
-        items.push(Item::integer("i"));
-        let mut init = vec![
-            Stmt::For {
-                var: "i".into(),
-                from: 0,
-                to: n,
-                body: vec![Stmt::blocking(id("words").index(id("i")), Expr::zero(w))],
-            },
-            Stmt::blocking(id("read_q"), Expr::zero(w)),
-        ];
-        init.extend(clear.iter().map(|s| match s {
-            Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-            other => other.clone(),
-        }));
-        items.push(Item::Initial(init));
-
-        let op_is = |op: u64| id("req_op").equals(Expr::dec(2, op as u128));
-        let accepted_push = op_is(Self::OP_PUSH).land(id("is_full").lnot());
-        let reading = op_is(Self::OP_PUSH).lnot();
-
-        items.push(Item::Blank);
-        items.push(Item::comment("The RAM port: a push writes at the tail; a pop or peek reads the head."));
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_(
-                id("req_valid").land(id("reset").lnot()),
-                vec![Stmt::if_else(
-                    op_is(Self::OP_PUSH),
-                    vec![Stmt::if_(
-                        id("is_full").lnot(),
-                        vec![Stmt::nb(id("words").index(pointer("tail")), id("req_data"))],
-                    )],
-                    vec![Stmt::nb(id("read_q"), id("words").index(pointer("head")))],
-                )],
-            )],
-        ));
-
-        let mut push = vec![Stmt::nb(id("count"), id("count").plus(Expr::dec(cw, 1)))];
-        let mut pop = vec![Stmt::nb(id("count"), id("count").minus(Expr::dec(cw, 1)))];
-        if pw > 0 {
-            push.push(advance("tail"));
-            pop.push(advance("head"));
-        }
-        items.push(Item::Blank);
-        items.push(Item::comment("The pointers and the response."));
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_else(
-                id("reset"),
-                clear,
-                vec![
-                    Stmt::nb(id("resp_valid_q"), id("req_valid")),
-                    Stmt::if_(
-                        id("req_valid"),
-                        vec![
-                            Stmt::nb(id("resp_read_q"), reading),
-                            Stmt::if_else(
-                                op_is(Self::OP_PUSH),
-                                vec![Stmt::nb(id("resp_ok_q"), id("is_full").lnot()), Stmt::if_(accepted_push, push)],
-                                vec![
-                                    Stmt::nb(id("resp_ok_q"), id("is_empty").lnot()),
-                                    Stmt::if_(op_is(Self::OP_POP).land(id("is_empty").lnot()), pop),
-                                ],
-                            ),
-                        ],
-                    ),
-                ],
-            )],
-        ));
-        items.push(Item::Blank);
-        items.push(Item::assign(id("resp_valid"), id("resp_valid_q")));
-        items.push(Item::assign(id("resp_ok"), id("resp_ok_q")));
-        items.push(Item::assign(
-            id("resp_data"),
-            Expr::mux(id("resp_ok_q").land(id("resp_read_q")), id("read_q"), Expr::zero(w)),
-        ));
-        items.push(Item::assign(id("empty"), id("is_empty")));
-        items.push(Item::assign(id("full"), id("is_full")));
-        items
+        body(W as u32, N as u64)
     }
+}
+
+/// The module of a [`Queue`] of at most `size` values of `width` bits for parameters known only
+/// at run time (the back end's, from an NF's IR): the same ports and body as
+/// [`module`](super::module) of a `Queue<width, size>`.
+pub fn queue_module(name: &str, width: u32, size: u64) -> Module {
+    assert!(size >= 1, "queue_module: a hardware Queue needs size >= 1");
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::input("req_op", 2),
+            Port::input("req_data", width),
+            Port::output_wire("resp_valid", 1),
+            Port::output_wire("resp_ok", 1),
+            Port::output_wire("resp_data", width),
+            Port::output_wire("empty", 1),
+            Port::output_wire("full", 1),
+        ],
+        items: body(width, size),
+    }
+}
+
+/// The body of a queue of at most `n` values of `w` bits, shared by the block and
+/// [`queue_module`] so that the two cannot drift apart. (The op codes do not depend on the
+/// parameters: `Queue::<1, 1>`'s are every `Queue`'s.)
+fn body(w: u32, n: u64) -> Vec<Item> {
+    let id = Expr::id;
+    let pw = address_width(n);
+    let cw = index_width(n + 1);
+    // The pointers: registers of `pw` bits, or the constant 0 with a single word.
+    let pointer = |name: &'static str| {
+        if pw == 0 {
+            Expr::int(0)
+        } else {
+            Expr::id(name)
+        }
+    };
+    let advance = |name: &'static str| {
+        let p = Expr::id(name);
+        Stmt::nb(
+            p.clone(),
+            Expr::mux(p.clone().equals(Expr::dec(pw, (n - 1) as u128)), Expr::zero(pw), p.plus(Expr::dec(pw, 1))),
+        )
+    };
+
+    let mut items = vec![
+        Item::comment(format!("Queue: a ring buffer of {n} words of {w} bits in block RAM; head, tail, count.")),
+        Item::memory("words", w, n).with_attr("ram_style", "block"),
+        Item::reg("count", cw),
+    ];
+    if pw > 0 {
+        items.push(Item::reg("head", pw));
+        items.push(Item::reg("tail", pw));
+    }
+    for (name, width) in [("read_q", w), ("resp_valid_q", 1), ("resp_ok_q", 1), ("resp_read_q", 1)] {
+        items.push(Item::reg(name, width));
+    }
+    items.push(Item::wire("is_empty", 1));
+    items.push(Item::wire("is_full", 1));
+    items.push(Item::assign(id("is_empty"), id("count").equals(Expr::zero(cw))));
+    items.push(Item::assign(id("is_full"), id("count").equals(Expr::dec(cw, n as u128))));
+
+    let mut clear = vec![Stmt::nb(id("count"), Expr::zero(cw))];
+    if pw > 0 {
+        clear.push(Stmt::nb(id("head"), Expr::zero(pw)));
+        clear.push(Stmt::nb(id("tail"), Expr::zero(pw)));
+    }
+    for name in ["resp_valid_q", "resp_ok_q", "resp_read_q"] {
+        clear.push(Stmt::nb(id(name), Expr::bit(false)));
+    }
+    items.push(Item::integer("i"));
+    let mut init = vec![
+        Stmt::For {
+            var: "i".into(),
+            from: 0,
+            to: n,
+            body: vec![Stmt::blocking(id("words").index(id("i")), Expr::zero(w))],
+        },
+        Stmt::blocking(id("read_q"), Expr::zero(w)),
+    ];
+    init.extend(clear.iter().map(|s| match s {
+        Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+        other => other.clone(),
+    }));
+    items.push(Item::Initial(init));
+
+    let op_is = |op: u64| id("req_op").equals(Expr::dec(2, op as u128));
+    let accepted_push = op_is(Queue::<1, 1>::OP_PUSH).land(id("is_full").lnot());
+    let reading = op_is(Queue::<1, 1>::OP_PUSH).lnot();
+
+    items.push(Item::Blank);
+    items.push(Item::comment("The RAM port: a push writes at the tail; a pop or peek reads the head."));
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_(
+            id("req_valid").land(id("reset").lnot()),
+            vec![Stmt::if_else(
+                op_is(Queue::<1, 1>::OP_PUSH),
+                vec![Stmt::if_(
+                    id("is_full").lnot(),
+                    vec![Stmt::nb(id("words").index(pointer("tail")), id("req_data"))],
+                )],
+                vec![Stmt::nb(id("read_q"), id("words").index(pointer("head")))],
+            )],
+        )],
+    ));
+
+    let mut push = vec![Stmt::nb(id("count"), id("count").plus(Expr::dec(cw, 1)))];
+    let mut pop = vec![Stmt::nb(id("count"), id("count").minus(Expr::dec(cw, 1)))];
+    if pw > 0 {
+        push.push(advance("tail"));
+        pop.push(advance("head"));
+    }
+    items.push(Item::Blank);
+    items.push(Item::comment("The pointers and the response."));
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_else(
+            id("reset"),
+            clear,
+            vec![
+                Stmt::nb(id("resp_valid_q"), id("req_valid")),
+                Stmt::if_(
+                    id("req_valid"),
+                    vec![
+                        Stmt::nb(id("resp_read_q"), reading),
+                        Stmt::if_else(
+                            op_is(Queue::<1, 1>::OP_PUSH),
+                            vec![Stmt::nb(id("resp_ok_q"), id("is_full").lnot()), Stmt::if_(accepted_push, push)],
+                            vec![
+                                Stmt::nb(id("resp_ok_q"), id("is_empty").lnot()),
+                                Stmt::if_(op_is(Queue::<1, 1>::OP_POP).land(id("is_empty").lnot()), pop),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        )],
+    ));
+    items.push(Item::Blank);
+    items.push(Item::assign(id("resp_valid"), id("resp_valid_q")));
+    items.push(Item::assign(id("resp_ok"), id("resp_ok_q")));
+    items.push(Item::assign(
+        id("resp_data"),
+        Expr::mux(id("resp_ok_q").land(id("resp_read_q")), id("read_q"), Expr::zero(w)),
+    ));
+    items.push(Item::assign(id("empty"), id("is_empty")));
+    items.push(Item::assign(id("full"), id("is_full")));
+    items
 }
 
 #[cfg(test)]
@@ -338,6 +367,21 @@ mod test {
         matches_cpu::<u16, 16, 5>(42, |v| v as u16);
         matches_cpu::<u8, 8, 1>(43, |v| v as u8);
         matches_cpu::<u32, 32, 8>(44, |v| v as u32);
+    }
+
+    /// The run-time module against the block's: one word, two, a power of two, a depth that is
+    /// not, words wider than 64 bits.
+    #[test]
+    fn queue_module_is_the_blocks() {
+        fn same<const W: usize, const N: usize>() {
+            let block = crate::hw::module(&Queue::<W, N>::default(), "m");
+            assert_eq!(block, queue_module("m", W as u32, N as u64), "Queue<{W}, {N}>");
+        }
+        same::<1, 1>();
+        same::<8, 2>();
+        same::<32, 512>();
+        same::<16, 5>();
+        same::<100, 3>();
     }
 
     #[test]

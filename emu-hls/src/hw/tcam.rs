@@ -1,7 +1,7 @@
 //! [`Tcam`]: a ternary CAM, `N` masked comparators and a priority encoder.
 
 use super::{address, in_range, index_below, wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
 use rust_hdl::prelude::*;
 
 /// `N` priority-ordered rules (value, mask, result) over `KW`-bit keys: the hardware of
@@ -166,131 +166,160 @@ impl<const KW: usize, const VW: usize, const N: usize, const S: usize> StateBloc
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        let id = Expr::id;
-        let (kw, vw, n, s) = (KW as u32, VW as u32, N as u64, S as u32);
-        let valid_bit = |at: Expr| {
-            if N == 1 {
-                id("rule_valid")
-            } else {
-                id("rule_valid").index(at)
-            }
-        };
-        let slot_address = address("req_slot", s, n);
-        let responses =
-            [("resp_valid_q", 1), ("resp_hit_q", 1), ("resp_result_q", vw), ("resp_slot_q", s), ("resp_ok_q", 1)];
-
-        let mut items = vec![
-            Item::comment(format!(
-                "Tcam: {n} rules of a {kw}-bit value and mask and a {vw}-bit result, in\n\
-                 registers; {n} masked comparators and a priority encoder (lowest slot wins)."
-            )),
-            Item::memory("rule_value", kw, n),
-            Item::memory("rule_mask", kw, n),
-            Item::memory("rule_result", vw, n),
-            Item::reg("rule_valid", n as u32),
-        ];
-        for (name, w) in responses {
-            items.push(Item::reg(name, w));
-        }
-        items.push(Item::wire("slot_ok", 1));
-        items.push(Item::assign(id("slot_ok"), in_range("req_slot", s, n)));
-
-        let mut clear = vec![Stmt::nb(id("rule_valid"), Expr::zero(n as u32))];
-        for (name, w) in responses {
-            clear.push(Stmt::nb(id(name), Expr::zero(w)));
-        }
-        items.push(Item::integer("i"));
-        let mut init = vec![Stmt::For {
-            var: "i".into(),
-            from: 0,
-            to: n,
-            body: ["rule_value", "rule_mask"]
-                .iter()
-                .map(|m| Stmt::blocking(Expr::id(*m).index(id("i")), Expr::zero(kw)))
-                .chain([Stmt::blocking(id("rule_result").index(id("i")), Expr::zero(vw))])
-                .collect(),
-        }];
-        init.extend(clear.iter().map(|st| match st {
-            Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-            other => other.clone(),
-        }));
-        items.push(Item::Initial(init));
-
-        items.push(Item::Blank);
-        items.push(Item::comment("Lookup: the lowest valid slot with (req_key ^ value) & mask == 0."));
-        items.push(Item::reg("hit", 1));
-        items.push(Item::reg("hit_slot", s));
-        let mut lookup =
-            vec![Stmt::blocking(id("hit"), Expr::bit(false)), Stmt::blocking(id("hit_slot"), Expr::zero(s))];
-        for i in (0..n).rev() {
-            let at = || Expr::int(i);
-            let word = |m: &'static str| Expr::id(m).index(at());
-            lookup.push(Stmt::if_(
-                valid_bit(at())
-                    .land(id("req_key").xor(word("rule_value")).and(word("rule_mask")).equals(Expr::zero(kw))),
-                vec![
-                    Stmt::blocking(id("hit"), Expr::bit(true)),
-                    Stmt::blocking(id("hit_slot"), Expr::dec(s, i as u128)),
-                ],
-            ));
-        }
-        items.push(Item::always_comb(lookup));
-
-        let hit_address = address("hit_slot", s, n);
-        let set = vec![
-            Stmt::nb(id("resp_ok_q"), id("slot_ok")),
-            Stmt::if_(
-                id("slot_ok"),
-                vec![
-                    Stmt::nb(id("rule_value").index(slot_address.clone()), id("req_key")),
-                    Stmt::nb(id("rule_mask").index(slot_address.clone()), id("req_mask")),
-                    Stmt::nb(id("rule_result").index(slot_address.clone()), id("req_result")),
-                    Stmt::nb(valid_bit(slot_address.clone()), Expr::bit(true)),
-                ],
-            ),
-        ];
-        let clear_slot = vec![
-            Stmt::nb(id("resp_ok_q"), id("slot_ok")),
-            Stmt::if_(id("slot_ok"), vec![Stmt::nb(valid_bit(slot_address.clone()), Expr::bit(false))]),
-        ];
-        let lookup_response = vec![Stmt::if_(
-            id("hit"),
-            vec![
-                Stmt::nb(id("resp_hit_q"), Expr::bit(true)),
-                Stmt::nb(id("resp_result_q"), id("rule_result").index(hit_address)),
-                Stmt::nb(id("resp_slot_q"), id("hit_slot")),
-            ],
-        )];
-        let request = vec![
-            Stmt::nb(id("resp_hit_q"), Expr::bit(false)),
-            Stmt::nb(id("resp_result_q"), Expr::zero(vw)),
-            Stmt::nb(id("resp_slot_q"), Expr::zero(s)),
-            Stmt::nb(id("resp_ok_q"), Expr::bit(false)),
-            Stmt::Case {
-                subject: id("req_op"),
-                arms: vec![
-                    (vec![Expr::dec(2, Self::OP_SET as u128)], set),
-                    (vec![Expr::dec(2, Self::OP_CLEAR as u128)], clear_slot),
-                ],
-                default: Some(lookup_response),
-            },
-        ];
-        items.push(Item::Blank);
-        items.push(Item::always_posedge(
-            "clock",
-            vec![Stmt::if_else(
-                id("reset"),
-                clear,
-                vec![Stmt::nb(id("resp_valid_q"), id("req_valid")), Stmt::if_(id("req_valid"), request)],
-            )],
-        ));
-        items.push(Item::Blank);
-        for (name, _) in responses {
-            let port = name.trim_end_matches("_q");
-            items.push(Item::assign(Expr::id(port), id(name)));
-        }
-        items
+        body(KW as u32, VW as u32, N as u64, S as u32)
     }
+}
+
+/// The module of a [`Tcam`] of `size` rules for parameters known only at run time (the back
+/// end's, from an NF's IR): the same ports and body as [`module`](super::module) of a
+/// `Tcam<key_width, value_width, size, S>`, where `S` is the exact slot width
+/// ([`index_width`]`(size)`).
+pub fn tcam_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Module {
+    assert!(size >= 1, "tcam_module: a hardware Tcam needs size >= 1");
+    let s = index_width(size);
+    Module {
+        name: name.into(),
+        ports: vec![
+            Port::input("clock", 1),
+            Port::input("reset", 1),
+            Port::input("req_valid", 1),
+            Port::input("req_op", 2),
+            Port::input("req_key", key_width),
+            Port::input("req_mask", key_width),
+            Port::input("req_result", value_width),
+            Port::input("req_slot", s),
+            Port::output_wire("resp_valid", 1),
+            Port::output_wire("resp_hit", 1),
+            Port::output_wire("resp_result", value_width),
+            Port::output_wire("resp_slot", s),
+            Port::output_wire("resp_ok", 1),
+        ],
+        items: body(key_width, value_width, size, s),
+    }
+}
+
+/// The body of a TCAM of `n` rules over `kw`-bit keys with `vw`-bit results and `s`-bit slot
+/// numbers, shared by the block and [`tcam_module`] so that the two cannot drift apart. (The
+/// op codes do not depend on the parameters: `Tcam::<1, 1, 1, 1>`'s are every `Tcam`'s.)
+fn body(kw: u32, vw: u32, n: u64, s: u32) -> Vec<Item> {
+    let id = Expr::id;
+    let valid_bit = |at: Expr| {
+        if n == 1 {
+            id("rule_valid")
+        } else {
+            id("rule_valid").index(at)
+        }
+    };
+    let slot_address = address("req_slot", s, n);
+    let responses =
+        [("resp_valid_q", 1), ("resp_hit_q", 1), ("resp_result_q", vw), ("resp_slot_q", s), ("resp_ok_q", 1)];
+
+    let mut items = vec![
+        Item::comment(format!(
+            "Tcam: {n} rules of a {kw}-bit value and mask and a {vw}-bit result, in\n\
+             registers; {n} masked comparators and a priority encoder (lowest slot wins)."
+        )),
+        Item::memory("rule_value", kw, n),
+        Item::memory("rule_mask", kw, n),
+        Item::memory("rule_result", vw, n),
+        Item::reg("rule_valid", n as u32),
+    ];
+    for (name, w) in responses {
+        items.push(Item::reg(name, w));
+    }
+    items.push(Item::wire("slot_ok", 1));
+    items.push(Item::assign(id("slot_ok"), in_range("req_slot", s, n)));
+
+    let mut clear = vec![Stmt::nb(id("rule_valid"), Expr::zero(n as u32))];
+    for (name, w) in responses {
+        clear.push(Stmt::nb(id(name), Expr::zero(w)));
+    }
+    items.push(Item::integer("i"));
+    let mut init = vec![Stmt::For {
+        var: "i".into(),
+        from: 0,
+        to: n,
+        body: ["rule_value", "rule_mask"]
+            .iter()
+            .map(|m| Stmt::blocking(Expr::id(*m).index(id("i")), Expr::zero(kw)))
+            .chain([Stmt::blocking(id("rule_result").index(id("i")), Expr::zero(vw))])
+            .collect(),
+    }];
+    init.extend(clear.iter().map(|st| match st {
+        Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+        other => other.clone(),
+    }));
+    items.push(Item::Initial(init));
+
+    items.push(Item::Blank);
+    items.push(Item::comment("Lookup: the lowest valid slot with (req_key ^ value) & mask == 0."));
+    items.push(Item::reg("hit", 1));
+    items.push(Item::reg("hit_slot", s));
+    let mut lookup = vec![Stmt::blocking(id("hit"), Expr::bit(false)), Stmt::blocking(id("hit_slot"), Expr::zero(s))];
+    for i in (0..n).rev() {
+        let at = || Expr::int(i);
+        let word = |m: &'static str| Expr::id(m).index(at());
+        lookup.push(Stmt::if_(
+            valid_bit(at()).land(id("req_key").xor(word("rule_value")).and(word("rule_mask")).equals(Expr::zero(kw))),
+            vec![Stmt::blocking(id("hit"), Expr::bit(true)), Stmt::blocking(id("hit_slot"), Expr::dec(s, i as u128))],
+        ));
+    }
+    items.push(Item::always_comb(lookup));
+
+    let hit_address = address("hit_slot", s, n);
+    let set = vec![
+        Stmt::nb(id("resp_ok_q"), id("slot_ok")),
+        Stmt::if_(
+            id("slot_ok"),
+            vec![
+                Stmt::nb(id("rule_value").index(slot_address.clone()), id("req_key")),
+                Stmt::nb(id("rule_mask").index(slot_address.clone()), id("req_mask")),
+                Stmt::nb(id("rule_result").index(slot_address.clone()), id("req_result")),
+                Stmt::nb(valid_bit(slot_address.clone()), Expr::bit(true)),
+            ],
+        ),
+    ];
+    let clear_slot = vec![
+        Stmt::nb(id("resp_ok_q"), id("slot_ok")),
+        Stmt::if_(id("slot_ok"), vec![Stmt::nb(valid_bit(slot_address.clone()), Expr::bit(false))]),
+    ];
+    let lookup_response = vec![Stmt::if_(
+        id("hit"),
+        vec![
+            Stmt::nb(id("resp_hit_q"), Expr::bit(true)),
+            Stmt::nb(id("resp_result_q"), id("rule_result").index(hit_address)),
+            Stmt::nb(id("resp_slot_q"), id("hit_slot")),
+        ],
+    )];
+    let request = vec![
+        Stmt::nb(id("resp_hit_q"), Expr::bit(false)),
+        Stmt::nb(id("resp_result_q"), Expr::zero(vw)),
+        Stmt::nb(id("resp_slot_q"), Expr::zero(s)),
+        Stmt::nb(id("resp_ok_q"), Expr::bit(false)),
+        Stmt::Case {
+            subject: id("req_op"),
+            arms: vec![
+                (vec![Expr::dec(2, Tcam::<1, 1, 1, 1>::OP_SET as u128)], set),
+                (vec![Expr::dec(2, Tcam::<1, 1, 1, 1>::OP_CLEAR as u128)], clear_slot),
+            ],
+            default: Some(lookup_response),
+        },
+    ];
+    items.push(Item::Blank);
+    items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::if_else(
+            id("reset"),
+            clear,
+            vec![Stmt::nb(id("resp_valid_q"), id("req_valid")), Stmt::if_(id("req_valid"), request)],
+        )],
+    ));
+    items.push(Item::Blank);
+    for (name, _) in responses {
+        let port = name.trim_end_matches("_q");
+        items.push(Item::assign(Expr::id(port), id(name)));
+    }
+    items
 }
 
 #[cfg(test)]
@@ -384,6 +413,22 @@ mod test {
         matches_cpu::<u16, u8, 16, 8, 6, 3>(21, |k| k as u16, |v| v as u8);
         matches_cpu::<Ipv4Addr, u8, 32, 8, 8, 3>(22, |k| Ipv4Addr(k as u32), |v| v as u8);
         matches_cpu::<u8, bool, 8, 1, 1, 1>(23, |k| k as u8, |v| v & 1 == 1);
+    }
+
+    /// The run-time module against the block's with the exact slot width: one rule, a power of
+    /// two, a size that is not, keys and results wider than 64 bits.
+    #[test]
+    fn tcam_module_is_the_blocks() {
+        fn same<const KW: usize, const VW: usize, const N: usize, const S: usize>() {
+            assert_eq!(S as u32, index_width(N as u64));
+            let block = crate::hw::module(&Tcam::<KW, VW, N, S>::default(), "m");
+            assert_eq!(block, tcam_module("m", KW as u32, VW as u32, N as u64), "Tcam<{KW}, {VW}, {N}, {S}>");
+        }
+        same::<1, 1, 1, 1>();
+        same::<8, 1, 2, 1>();
+        same::<32, 8, 16, 4>();
+        same::<16, 8, 6, 3>();
+        same::<100, 70, 3, 2>();
     }
 
     #[test]
