@@ -11,14 +11,31 @@
 //! - [`verilog`]: a small Verilog AST and printer;
 //! - [`hw`]: state elements as rust-hdl blocks (behavioural model and Verilog in one file).
 //!
-//! Not built yet: the scheduler, the FSM back end,
-//! ingress/egress and the NetFPGA SUME top level, and `emu hls`.
+//! - [`sched`]: the operations into the states of an FSM;
+//! - [`backend`]: the FSM with ingress, egress and the NetFPGA SUME interface, as a
+//!   cycle-accurate model and as Verilog, and the report and symbol table of `emu hls`.
 #![deny(missing_docs)]
 #[cfg(feature = "hw")]
-pub mod hw;
-pub mod verilog;
-pub mod ir;
-pub mod passes;
-pub mod interp;
+pub mod backend;
 pub mod front;
+#[cfg(feature = "hw")]
+pub mod hw;
+pub mod interp;
+pub mod ir;
 pub mod lower;
+pub mod passes;
+pub mod sched;
+pub mod verilog;
+
+/// Compiles an NF module's source (`HLS_SOURCE`) with a `window`-byte header window: the
+/// subset check, lowering and the optimization passes. The error says what is wrong in words.
+pub fn compile(source: &str, window: usize) -> Result<ir::Function, String> {
+    let module: syn::ItemMod = syn::parse_str(source).map_err(|e| format!("the NF's source does not parse: {e}"))?;
+    let nf = front::check_module(&module, &front::Options { window }).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
+        format!("the NF is outside the synthesizable subset:\n  {}", lines.join("\n  "))
+    })?;
+    let mut func = lower::lower(&nf, window as u32).map_err(|e| format!("lowering: {e}"))?;
+    passes::optimize(&mut func).map_err(|e| format!("optimizing: {e:?}"))?;
+    Ok(func)
+}

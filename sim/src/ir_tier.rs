@@ -5,7 +5,6 @@
 use emu_core::{Action, Config, DropReason, Meta, NetworkFunction, NfDescriptor, Packet};
 use emu_hls::interp::{self, State};
 use emu_hls::ir::{BitVec, Function, StateKind};
-use emu_hls::{front, lower, passes};
 
 /// An NF as its lowered, optimized IR plus the interpreter's state.
 pub struct IrNf {
@@ -17,17 +16,7 @@ pub struct IrNf {
     pub first_error: Option<String>,
 }
 
-/// Compiles `source` (an NF module, `HLS_SOURCE`) to IR for a `window`-byte header window.
-pub fn compile(source: &str, window: usize) -> Result<Function, String> {
-    let module: syn::ItemMod = syn::parse_str(source).map_err(|e| format!("the NF's source does not parse: {e}"))?;
-    let nf = front::check_module(&module, &front::Options { window }).map_err(|errors| {
-        let lines: Vec<String> = errors.iter().map(|e| e.message.clone()).collect();
-        format!("the NF is outside the synthesizable subset:\n  {}", lines.join("\n  "))
-    })?;
-    let mut func = lower::lower(&nf, window as u32).map_err(|e| format!("lowering: {e}"))?;
-    passes::optimize(&mut func).map_err(|e| format!("optimizing: {e:?}"))?;
-    Ok(func)
-}
+pub use emu_hls::compile;
 
 impl IrNf {
     /// The IR tier of `desc` under `config`: compiled, with its configuration registers loaded.

@@ -77,7 +77,7 @@ pub fn run_with_limit(
     meta: &Meta,
     limit: u64,
 ) -> Result<Action, InterpError> {
-    let mut m = Machine { func, state, pkt, meta, values: vec![None; func.values.len()] };
+    let mut m = Machine::new(func, state, pkt, meta, vec![None; func.values.len()]);
     let mut block = func.entry().ok_or_else(|| InterpError::Malformed("no entry block".into()))?;
     for _ in 0..limit {
         match m.block(block)? {
@@ -88,24 +88,41 @@ pub fn run_with_limit(
     Err(InterpError::Limit(limit))
 }
 
-enum Next {
+/// Where control goes after a block.
+pub(crate) enum Next {
+    /// To this block.
     Block(Block),
+    /// Out of the function, with this verdict.
     Done(Action),
 }
 
-struct Machine<'a, 'p, 'd> {
+/// The interpreter's machine, also driven instruction by instruction by the back end's cycle
+/// model, so both execute ops through this one implementation.
+pub(crate) struct Machine<'a, 'p, 'd> {
     func: &'a Function,
     state: &'a mut State,
     pkt: &'a mut Packet<'p>,
     meta: &'d Meta,
-    values: Vec<Option<BitVec>>,
+    /// The value of each SSA value defined so far (indexed by value number).
+    pub(crate) values: Vec<Option<BitVec>>,
 }
 
 fn bad(m: impl Into<String>) -> InterpError {
     InterpError::Malformed(m.into())
 }
 
-impl Machine<'_, '_, '_> {
+impl<'a, 'p, 'd> Machine<'a, 'p, 'd> {
+    /// A machine over `pkt` and `state`, with the values defined so far.
+    pub(crate) fn new(
+        func: &'a Function,
+        state: &'a mut State,
+        pkt: &'a mut Packet<'p>,
+        meta: &'d Meta,
+        values: Vec<Option<BitVec>>,
+    ) -> Self {
+        Machine { func, state, pkt, meta, values }
+    }
+
     fn get(&self, v: Value) -> Result<BitVec, InterpError> {
         self.values
             .get(v.as_u32() as usize)
@@ -126,22 +143,34 @@ impl Machine<'_, '_, '_> {
         let f = self.func;
         let data = f.blocks.get(b).ok_or_else(|| bad(format!("{b} does not exist")))?;
         for &i in &data.insts {
-            let inst = &f.insts[i];
-            let args = inst.op.args().iter().map(|a| self.get(*a)).collect::<Result<Vec<_>, _>>()?;
-            let results = self.exec(&inst.op, &args)?;
-            if results.len() != inst.results.len() {
-                return Err(bad(format!(
-                    "{} gave {} results, {} expected",
-                    inst.op.name(),
-                    results.len(),
-                    inst.results.len()
-                )));
-            }
-            for (r, x) in inst.results.iter().zip(results) {
-                self.set(*r, x);
-            }
+            self.inst(i)?;
         }
-        let term = data.term.as_ref().ok_or_else(|| bad(format!("{b} has no terminator")))?;
+        self.terminator(b)
+    }
+
+    /// Executes one instruction.
+    pub(crate) fn inst(&mut self, i: crate::ir::Inst) -> Result<(), InterpError> {
+        let inst = &self.func.insts[i];
+        let args = inst.op.args().iter().map(|a| self.get(*a)).collect::<Result<Vec<_>, _>>()?;
+        let results = self.exec(&inst.op, &args)?;
+        if results.len() != inst.results.len() {
+            return Err(bad(format!(
+                "{} gave {} results, {} expected",
+                inst.op.name(),
+                results.len(),
+                inst.results.len()
+            )));
+        }
+        for (r, x) in inst.results.iter().zip(results) {
+            self.set(*r, x);
+        }
+        Ok(())
+    }
+
+    /// Decides `b`'s terminator: the next block (its parameters set) or the verdict.
+    pub(crate) fn terminator(&mut self, b: Block) -> Result<Next, InterpError> {
+        let f = self.func;
+        let term = f.blocks[b].term.as_ref().ok_or_else(|| bad(format!("{b} has no terminator")))?;
         let call = match term {
             Terminator::Jump(c) => c,
             Terminator::Branch(c, t, e) => {

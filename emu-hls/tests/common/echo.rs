@@ -87,7 +87,7 @@ fn arp(rng: &mut Rng) -> Vec<u8> {
 }
 
 /// A random frame, often damaged.
-fn traffic(rng: &mut Rng) -> Vec<u8> {
+pub fn traffic(rng: &mut Rng) -> Vec<u8> {
     let mut f = match rng.below(10) {
         0..=2 => arp(rng),
         3..=7 => echo(rng),
@@ -144,8 +144,7 @@ pub fn run_seed(seed: u64, frames: usize, tiers: &[(&str, &Function)]) -> Vec<Ac
             let mut ir_frame = frame.clone();
             let got = interp::run(f, state, &mut Packet::new(&mut ir_frame, icmp_echo::WINDOW), &meta).unwrap();
             assert_eq!(got, want, "{what}: action");
-            if let Some(i) = (0..cpu_frame.len().max(ir_frame.len())).find(|&i| cpu_frame.get(i) != ir_frame.get(i))
-            {
+            if let Some(i) = (0..cpu_frame.len().max(ir_frame.len())).find(|&i| cpu_frame.get(i) != ir_frame.get(i)) {
                 panic!(
                     "{what}: output frames differ first at byte {i}: cpu {:02x?}, ir {:02x?}",
                     cpu_frame.get(i),

@@ -15,7 +15,7 @@ fn host(i: u64) -> [u8; 6] {
 }
 
 /// A random frame and the port it arrives on. `homes` is where each host usually sits.
-fn traffic(rng: &mut Rng, homes: &mut [u8; 24]) -> (Vec<u8>, u8) {
+pub fn traffic(rng: &mut Rng, homes: &mut [u8; 24]) -> (Vec<u8>, u8) {
     let dst: [u8; 6] = match rng.below(10) {
         0 => [0xff; 6],
         1 => [0x01, 0x00, 0x5e, 0, 0, rng.below(4) as u8],

@@ -1,0 +1,137 @@
+//! The back end: a scheduled function becomes a circuit with the NetFPGA SUME
+//! output-port-lookup interface, in two forms that must agree cycle for cycle:
+//!
+//! - [`model`]: the cycle-accurate model, stepped one clock edge at a time;
+//! - [`rtl`]: the Verilog, built through [`crate::verilog`]'s AST (one module for the NF with
+//!   its ingress and egress, one per state element, from [`crate::hw`]);
+//! - [`top`]: both as one rust-hdl `Logic` block (`update()` runs the model, `hdl()` returns
+//!   the Verilog), with SUME ports 64 or 256 bits wide.
+//!
+//! [`report`] and [`symbols`] are what `emu hls` writes beside the Verilog.
+//!
+//! # The microarchitecture
+//!
+//! One packet at a time, in four phases (the FSM's state register holds both the phase and
+//! the NF's scheduled state):
+//!
+//! 1. **receive**: `s_axis_tready` is high; each accepted beat goes to the packet buffer
+//!    (block RAM, one bus word per address) and, for its first [`Function::window`] bytes,
+//!    to the header-window registers (zeros past the frame's end). The first beat's
+//!    `tuser[23:16]` gives the input port (the lowest set bit `b`: port `b / 2`, so NF port
+//!    `k` is bit `2k` and DMA port `k` maps to `k` as well). Bytes past the buffer are not
+//!    stored; the frame is then oversize.
+//! 2. **check** (one cycle): `emu_core::check_frame`'s ingress checks on the length and the
+//!    window; a failing frame is dropped with its reason.
+//! 3. **the NF's states** ([`crate::sched`]): the operations over the window registers, the
+//!    length register, the metadata and the state elements; a `return` resolves the verdict
+//!    (`Action::resolve`) into the output ports or a drop.
+//! 4. **send**: one cycle to read the buffer's first word, then the frame beat by beat with
+//!    `m_axis_tvalid` high, the edited window over the buffer's bytes, `tuser[15:0]` the new
+//!    length, `[23:16]` the source and `[31:24]` the destination ports.
+//!
+//! Every drop shows for one cycle on `stat_drop_valid` with its code on `stat_drop_reason`
+//! (`DropReason as u8`): the tiers compare drops as well as frames.
+//!
+//! Later: ingress, core and egress decoupled by FIFOs (DESIGN §4), so a packet is received
+//! while another is processed and a third sent.
+
+pub mod model;
+pub mod report;
+pub mod rtl;
+pub mod symbols;
+pub mod top;
+
+use crate::ir::{BitVec, Function, MetaField, Op, StateKind};
+use crate::sched::{self, Schedule};
+
+/// The header window must hold the bytes the ingress checks read: two VLAN tags and an IPv4
+/// header (14 + 8 + 20).
+pub const MIN_WINDOW: u32 = 42;
+
+/// What the hardware is built for besides the NF itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HwConfig {
+    /// Bytes per AXI-Stream beat: 8 (64-bit bus) or 32 (256-bit bus).
+    pub bus_bytes: usize,
+    /// The NF's ports (at most 4 on SUME: nf0–nf3).
+    pub ports: usize,
+    /// The largest frame accepted (the packet buffer's size); longer ones are dropped as
+    /// oversize, as by `check_frame` on every target.
+    pub max_frame: usize,
+    /// Values of the configuration registers (`NfDescriptor::registers`): their initial and
+    /// reset values in the hardware.
+    pub registers: Vec<(String, u64)>,
+}
+
+impl HwConfig {
+    /// A bus of `width_bits` (64 or 256), 4 ports, 1518-byte frames, no registers.
+    pub fn new(width_bits: usize) -> HwConfig {
+        HwConfig { bus_bytes: width_bits / 8, ports: 4, max_frame: 1518, registers: vec![] }
+    }
+}
+
+/// A function ready to be built: scheduled, with its hardware configuration checked.
+#[derive(Debug, Clone)]
+pub struct Design {
+    /// The optimized function.
+    pub func: Function,
+    /// Its FSM.
+    pub sched: Schedule,
+    /// The build's parameters.
+    pub config: HwConfig,
+    /// Each state element's initial value, by element (registers only; others start empty).
+    pub init: Vec<Option<BitVec>>,
+}
+
+impl Design {
+    /// Schedules `func` for `config`. The error says what cannot be built and what to do.
+    pub fn new(func: Function, config: HwConfig) -> Result<Design, String> {
+        if config.bus_bytes != 8 && config.bus_bytes != 32 {
+            return Err(format!("the data width must be 64 or 256 bits, not {}", config.bus_bytes * 8));
+        }
+        if !(1..=4).contains(&config.ports) {
+            return Err(format!("the SUME top level has 4 ports; this NF has {}", config.ports));
+        }
+        if func.window < MIN_WINDOW || func.window > 1024 {
+            return Err(format!(
+                "the header window is {} bytes; the hardware needs {MIN_WINDOW} to 1024 \
+                 (write #[emu::nf(window = 64)])",
+                func.window
+            ));
+        }
+        if !(60..=9018).contains(&config.max_frame) {
+            return Err(format!("the largest frame must be 60 to 9018 bytes, not {}", config.max_frame));
+        }
+        for &b in &func.layout {
+            for &i in &func.blocks[b].insts {
+                if let Op::Meta(MetaField::Timestamp) = func.insts[i].op {
+                    return Err("meta.timestamp has no hardware source yet: the NF cannot be built".into());
+                }
+            }
+        }
+        let mut init = vec![None; func.states.len()];
+        for (name, value) in &config.registers {
+            let (id, decl) = func
+                .states
+                .iter()
+                .find(|(_, d)| &d.name == name)
+                .ok_or_else(|| format!("the NF has no configuration register `{name}`"))?;
+            let StateKind::Register { ty } = decl.kind else {
+                return Err(format!("`{name}` is {}, not a register", decl.kind.with_article()));
+            };
+            init[id.as_u32() as usize] = Some(BitVec::new(ty.width(), *value));
+        }
+        let sched = sched::schedule(&func);
+        Ok(Design { func, sched, config, init })
+    }
+
+    /// The Verilog name of the NF's module (`emu_learning_switch`).
+    pub fn top_name(&self) -> String {
+        format!("emu_{}", self.func.name)
+    }
+
+    /// Packet-buffer words: enough for the largest frame.
+    pub fn buffer_words(&self) -> usize {
+        self.config.max_frame.div_ceil(self.config.bus_bytes)
+    }
+}

@@ -1,0 +1,405 @@
+//! The cycle-accurate model of the generated hardware: what its ports do at every clock edge.
+//!
+//! The phases and their timing are those of [`super`] and of the Verilog in [`super::rtl`].
+//! The operations themselves run through the IR interpreter's machine over `emu_core`'s
+//! `Packet` and the CPU's state elements, in the schedule's order and at the schedule's
+//! cycles: the semantics are the CPU target's by construction, and what this model adds is
+//! the timing at the ports (ready, valid, beats, back-pressure, cycles per path).
+
+use super::top::Clocked;
+use super::Design;
+use crate::interp::{Machine, Next, State};
+use crate::ir::{BitVec, Block, Op, SumScope};
+use crate::sched::{sum_cycles, StateKind, StateNo};
+use emu_core::{check_frame, DropReason, Meta, Packet, Verdict};
+
+/// One AXI-Stream beat, either direction. `tdata[i]` is frame byte `i` of the beat.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Beat {
+    /// The bytes, `bus_bytes` of them.
+    pub tdata: Vec<u8>,
+    /// Bit `i`: byte `i` is part of the frame.
+    pub tkeep: u64,
+    /// Bits 15:0 length, 23:16 source ports, 31:24 destination ports (SUME).
+    pub tuser: u128,
+    /// The last beat of the frame.
+    pub tlast: bool,
+}
+
+/// The inputs sampled at a clock edge.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// `s_axis_tvalid` with the beat, or `None` when low.
+    pub s_axis: Option<Beat>,
+    /// `m_axis_tready`.
+    pub m_axis_tready: bool,
+}
+
+/// The outputs between two edges (they depend on the registers only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outputs {
+    /// `s_axis_tready`.
+    pub s_axis_tready: bool,
+    /// `m_axis_tvalid` with the beat, or `None` when low.
+    pub m_axis: Option<Beat>,
+    /// `stat_drop_valid` with `stat_drop_reason`.
+    pub drop: Option<DropReason>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Receive,
+    Check,
+    /// An NF state; for a sum state, the cycles spent in it so far.
+    Nf(StateNo, u64),
+    SendLoad,
+    Send(usize),
+}
+
+/// The model. Make it with [`CycleModel::new`], read [`CycleModel::outputs`], then
+/// [`CycleModel::clock`] with the inputs of the edge.
+pub struct CycleModel {
+    pub(crate) design: Design,
+    state: State,
+    phase: Phase,
+    /// The frame as received (at most `max_frame` bytes), then as edited.
+    frame: Vec<u8>,
+    oversize: bool,
+    in_port: u8,
+    rx_len: u16,
+    values: Vec<Option<BitVec>>,
+    dst_ports: u32,
+    drop_out: Option<DropReason>,
+    cycles: u64,
+}
+
+/// The input port of a `tuser`: the lowest set bit of `[23:16]`, halved (0 when none is set).
+pub fn in_port_of(tuser: u128) -> u8 {
+    let src = ((tuser >> 16) & 0xff) as u8;
+    if src == 0 {
+        0
+    } else {
+        (src.trailing_zeros() / 2) as u8
+    }
+}
+
+/// `tuser[23:16]`/`[31:24]` of a port mask: port `k` is bit `2k`.
+pub fn one_hot_ports(mask: u32) -> u8 {
+    (0..4).filter(|k| mask & (1 << k) != 0).fold(0u8, |acc, k| acc | (1 << (2 * k)))
+}
+
+impl CycleModel {
+    /// The hardware of `design` just after reset, configuration registers loaded.
+    pub fn new(design: &Design) -> CycleModel {
+        let mut state = State::new(&design.func);
+        for (id, init) in design.init.iter().enumerate() {
+            if let Some(v) = init {
+                let name = &design.func.states.iter().nth(id).expect("a state element").1.name;
+                state.set_register(name, *v).expect("a configuration register");
+            }
+        }
+        CycleModel {
+            design: design.clone(),
+            state,
+            phase: Phase::Receive,
+            frame: vec![],
+            oversize: false,
+            in_port: 0,
+            rx_len: 0,
+            values: vec![],
+            dst_ports: 0,
+            drop_out: None,
+            cycles: 0,
+        }
+    }
+
+    /// The NF's state elements (to compare with the CPU's after a run).
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Clock edges so far.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// True when no packet is in flight (receiving and nothing received yet).
+    pub fn is_idle(&self) -> bool {
+        self.phase == Phase::Receive && self.frame.is_empty() && !self.oversize
+    }
+
+    /// The outputs in the current cycle.
+    pub fn outputs(&self) -> Outputs {
+        let bus = self.design.config.bus_bytes;
+        let m_axis = match self.phase {
+            Phase::Send(beat) => {
+                let len = self.frame.len();
+                let start = beat * bus;
+                let mut tdata = vec![0u8; bus];
+                let mut tkeep = 0u64;
+                for (j, byte) in tdata.iter_mut().enumerate() {
+                    if start + j < len {
+                        *byte = self.frame[start + j];
+                        tkeep |= 1 << j;
+                    }
+                }
+                let tuser = (len as u128 & 0xffff)
+                    | ((one_hot_ports(1 << self.in_port) as u128) << 16)
+                    | ((one_hot_ports(self.dst_ports) as u128) << 24);
+                Some(Beat { tdata, tkeep, tuser, tlast: start + bus >= len })
+            }
+            _ => None,
+        };
+        Outputs { s_axis_tready: self.phase == Phase::Receive, m_axis, drop: self.drop_out }
+    }
+
+    /// One rising clock edge with `inputs`.
+    pub fn clock(&mut self, inputs: &Inputs) {
+        self.cycles += 1;
+        self.drop_out = None;
+        match self.phase {
+            Phase::Receive => {
+                if let Some(beat) = &inputs.s_axis {
+                    self.receive(beat);
+                }
+            }
+            Phase::Check => self.check(),
+            Phase::Nf(n, spent) => self.nf_state(n, spent),
+            Phase::SendLoad => self.phase = Phase::Send(0),
+            Phase::Send(beat) => {
+                if inputs.m_axis_tready {
+                    let bus = self.design.config.bus_bytes;
+                    self.phase = if (beat + 1) * bus >= self.frame.len() { self.done() } else { Phase::Send(beat + 1) };
+                }
+            }
+        }
+    }
+
+    fn receive(&mut self, beat: &Beat) {
+        let bus = self.design.config.bus_bytes;
+        if self.frame.is_empty() && !self.oversize {
+            self.in_port = in_port_of(beat.tuser);
+        }
+        for j in 0..bus {
+            if beat.tkeep & (1 << j) != 0 {
+                if self.frame.len() < self.design.config.max_frame {
+                    self.frame.push(beat.tdata[j]);
+                } else {
+                    self.oversize = true;
+                }
+            }
+        }
+        if beat.tlast {
+            self.phase = Phase::Check;
+        }
+    }
+
+    fn check(&mut self) {
+        let max = self.design.config.max_frame;
+        let verdict = if self.oversize && !self.frame.is_empty() {
+            Err(DropReason::Oversize)
+        } else {
+            check_frame(&self.frame, max)
+        };
+        match verdict {
+            Err(reason) => self.drop(reason),
+            Ok(()) => {
+                self.rx_len = self.frame.len() as u16;
+                self.values = vec![None; self.design.func.values.len()];
+                self.phase = Phase::Nf(0, 0);
+            }
+        }
+    }
+
+    fn drop(&mut self, reason: DropReason) {
+        self.drop_out = Some(reason);
+        self.phase = self.done();
+    }
+
+    fn done(&mut self) -> Phase {
+        self.frame.clear();
+        self.oversize = false;
+        Phase::Receive
+    }
+
+    fn nf_state(&mut self, n: StateNo, spent: u64) {
+        let d = &self.design;
+        let st = &d.sched.states[n];
+        let meta = Meta { in_port: self.in_port, len: self.rx_len, timestamp: 0 };
+        let window = d.func.window as usize;
+        let mut pkt = Packet::new(&mut self.frame, window);
+        if st.kind == StateKind::Sum {
+            let inst = st.insts[0];
+            let Op::OnesSum(scope, a, b) = d.func.insts[inst].op else { unreachable!("a sum state holds its sum") };
+            let operand =
+                |v: crate::ir::Value| self.values[v.as_u32() as usize].map_or(0, |x: BitVec| x.to_u64_saturating());
+            let limit = match scope {
+                SumScope::Frame => pkt.len(),
+                SumScope::Window => pkt.len().min(window),
+            } as u64;
+            let needed = sum_cycles(operand(a), operand(b), limit, d.config.bus_bytes as u64);
+            if spent + 1 < needed {
+                self.phase = Phase::Nf(n, spent + 1);
+                return;
+            }
+        }
+        let func = &d.func;
+        let mut m = Machine::new(func, &mut self.state, &mut pkt, &meta, std::mem::take(&mut self.values));
+        for &i in &st.insts {
+            m.inst(i).expect("a verified function runs");
+        }
+        let next = if st.ends_block { Some(m.terminator(st.block).expect("a verified function runs")) } else { None };
+        self.values = std::mem::take(&mut m.values);
+        match next {
+            None => self.phase = Phase::Nf(n + 1, 0),
+            Some(Next::Block(b)) => self.phase = Phase::Nf(self.start_of(b), 0),
+            Some(Next::Done(action)) => match action.resolve(self.in_port, d.config.ports) {
+                Verdict::Drop(reason) => self.drop(reason),
+                Verdict::Send(mask) => {
+                    self.dst_ports = mask.0;
+                    self.phase = Phase::SendLoad;
+                }
+            },
+        }
+    }
+
+    fn start_of(&self, b: Block) -> StateNo {
+        self.design.sched.block_start[&b]
+    }
+}
+
+/// A frame as the beats of a `bus_bytes`-wide stream, `tuser` carrying its length and input
+/// port.
+pub fn beats(frame: &[u8], in_port: u8, bus_bytes: usize) -> Vec<Beat> {
+    let tuser = (frame.len() as u128 & 0xffff) | ((one_hot_ports(1 << in_port) as u128) << 16);
+    if frame.is_empty() {
+        return vec![Beat { tdata: vec![0; bus_bytes], tkeep: 0, tuser, tlast: true }];
+    }
+    let chunks: Vec<&[u8]> = frame.chunks(bus_bytes).collect();
+    let n = chunks.len();
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut tdata = c.to_vec();
+            tdata.resize(bus_bytes, 0);
+            let tkeep = if c.len() == 64 { u64::MAX } else { (1u64 << c.len()) - 1 };
+            Beat { tdata, tkeep, tuser, tlast: i + 1 == n }
+        })
+        .collect()
+}
+
+/// What became of one frame fed to the hardware.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Sent out of these ports (a mask, port `k` bit `k`), as these bytes.
+    Sent(u32, Vec<u8>),
+    /// Dropped with this reason.
+    Dropped(DropReason),
+}
+
+/// How a [`Driver`] paces the streams: in percent, how often the source has a beat ready
+/// and the sink accepts one (100 and 100: back to back), from a seeded generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pacing {
+    /// Percent of cycles `s_axis_tvalid` is high while frames are waiting.
+    pub valid_percent: u32,
+    /// Percent of cycles `m_axis_tready` is high.
+    pub ready_percent: u32,
+    /// The generator's seed.
+    pub seed: u64,
+}
+
+impl Pacing {
+    /// Back-to-back frames into a sink that is always ready.
+    pub const FULL: Pacing = Pacing { valid_percent: 100, ready_percent: 100, seed: 1 };
+}
+
+/// Drives frames through the hardware (the model, or the rust-hdl block) and collects what
+/// comes out, one [`Outcome`] per frame in order (one packet at a time keeps the order).
+pub struct Driver<H: Clocked> {
+    /// The hardware driven.
+    pub hw: H,
+    bus_bytes: usize,
+    pacing: Pacing,
+    rng: u64,
+    /// Clock edges so far.
+    pub cycles: u64,
+    /// Cycles with no beat moved and no drop before the run is declared hung.
+    pub hang_limit: u64,
+}
+
+/// The hardware stopped moving: the cycle it was last seen making progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hang {
+    /// The cycle of the last progress.
+    pub last_progress: u64,
+    /// Frames finished before it.
+    pub finished: usize,
+}
+
+impl Driver<CycleModel> {
+    /// A driver over a fresh model of `design`.
+    pub fn model(design: &Design, pacing: Pacing) -> Driver<CycleModel> {
+        Driver::new(CycleModel::new(design), design.config.bus_bytes, pacing)
+    }
+}
+
+impl<H: Clocked> Driver<H> {
+    /// A driver over `hw`, whose bus is `bus_bytes` wide, after a reset cycle (not counted).
+    pub fn new(mut hw: H, bus_bytes: usize, pacing: Pacing) -> Driver<H> {
+        hw.reset();
+        Driver { hw, bus_bytes, pacing, rng: pacing.seed | 1, cycles: 0, hang_limit: 100_000 }
+    }
+
+    fn chance(&mut self, percent: u32) -> bool {
+        // xorshift64*: cheap, seeded, the same sequence on every machine.
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        let r = self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32;
+        (r % 100) < percent as u64
+    }
+
+    /// Feeds `frames` (bytes, input port) and runs until every one has an outcome.
+    pub fn run(&mut self, frames: &[(Vec<u8>, u8)]) -> Result<Vec<Outcome>, Hang> {
+        let bus = self.bus_bytes;
+        let mut input: std::collections::VecDeque<Beat> = frames.iter().flat_map(|(f, p)| beats(f, *p, bus)).collect();
+        let mut out = Vec::with_capacity(frames.len());
+        let mut partial: Vec<u8> = vec![];
+        let mut last_progress = self.cycles;
+        while out.len() < frames.len() {
+            let o = self.hw.outputs();
+            let valid = !input.is_empty() && self.chance(self.pacing.valid_percent);
+            let ready = self.chance(self.pacing.ready_percent);
+            let s_axis = if valid { input.front().cloned() } else { None };
+            if let Some(reason) = o.drop {
+                out.push(Outcome::Dropped(reason));
+                last_progress = self.cycles;
+            }
+            if let (Some(beat), true) = (&o.m_axis, ready) {
+                for j in 0..bus {
+                    if beat.tkeep & (1 << j) != 0 {
+                        partial.push(beat.tdata[j]);
+                    }
+                }
+                if beat.tlast {
+                    let dst = (beat.tuser >> 24) as u8;
+                    let mask = (0..4).filter(|k| dst & (1 << (2 * k)) != 0).fold(0u32, |m, k| m | (1 << k));
+                    out.push(Outcome::Sent(mask, std::mem::take(&mut partial)));
+                }
+                last_progress = self.cycles;
+            }
+            if s_axis.is_some() && o.s_axis_tready {
+                input.pop_front();
+                last_progress = self.cycles;
+            }
+            self.hw.clock(&Inputs { s_axis, m_axis_tready: ready });
+            self.cycles += 1;
+            if self.cycles - last_progress > self.hang_limit {
+                return Err(Hang { last_progress, finished: out.len() });
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,1230 @@
+//! The Verilog of a [`Design`]: the NF's module (ingress, the scheduled FSM, egress) and one
+//! module per state element, all through [`crate::verilog`]'s AST.
+//!
+//! The timing is the cycle model's ([`super::model`]), phase for phase; the names inside the
+//! NF's module follow one scheme so a waveform reads like the IR:
+//!
+//! | Name | What |
+//! |---|---|
+//! | `fsm_q` | the phase or NF state ([`StateCodes`]) |
+//! | `win_q` | the header window, frame byte `i` at bits `[8i+7:8i]`, zero past the frame's end |
+//! | `len_q`, `rx_len_q` | the frame's current and received length |
+//! | `v7` | IR value `v7` in the state that computes it (a wire) |
+//! | `v7_q` | IR value `v7` in later states (a register) |
+//! | `v7_p`, `v7_r` | a state element's response: pending flag, and the value as seen later |
+//! | `pbuf`, `buf_rd_q` | the packet buffer (block RAM, one bus word per address) and its read register |
+//! | `st_<name>` | the instance of state element `<name>` |
+
+use super::Design;
+use crate::hw;
+use crate::ir::{
+    ActionExpr, BinaryOp, BitVec, CastOp, CmpOp, Inst, MetaField, Op, StateId, StateKind, StateOp, SumScope,
+    Terminator, UnaryOp, Value, ValueDef,
+};
+use crate::sched::{latency, StateKind as FsmKind, StateNo};
+use crate::verilog::{identifier, index_width, Expr, Instance, Item, Literal, Module, Port, Radix, Stmt};
+use emu_core::DropReason;
+use std::collections::{HashMap, HashSet};
+
+/// The codes of `fsm_q`: the four phases, then the NF's states from 4 up.
+#[derive(Debug, Clone, Copy)]
+pub struct StateCodes {
+    width: u32,
+}
+
+impl StateCodes {
+    /// Receiving a frame.
+    pub const RECEIVE: u64 = 0;
+    /// The ingress checks.
+    pub const CHECK: u64 = 1;
+    /// Reading the packet buffer's first word.
+    pub const SEND_LOAD: u64 = 2;
+    /// Sending.
+    pub const SEND: u64 = 3;
+
+    fn new(states: usize) -> StateCodes {
+        StateCodes { width: index_width(4 + states as u64) }
+    }
+
+    fn code(&self, c: u64) -> Expr {
+        Expr::dec(self.width, c as u128)
+    }
+
+    fn nf(&self, n: StateNo) -> Expr {
+        self.code(4 + n as u64)
+    }
+}
+
+fn id(name: impl Into<String>) -> Expr {
+    Expr::id(name)
+}
+
+/// A literal of any width up to 256 bits.
+fn lit(v: &BitVec) -> Expr {
+    let w = v.width() as u32;
+    Expr::Lit(Literal::from_limbs(w, v.words().to_vec(), Radix::Hex))
+}
+
+fn dec(w: u32, v: u64) -> Expr {
+    Expr::dec(w, v as u128)
+}
+
+/// The Verilog modules of `design`: the NF's module first, then its state elements'.
+pub fn modules(design: &Design) -> Result<Vec<Module>, String> {
+    let mut g = Gen::new(design);
+    let nf = g.nf_module()?;
+    let mut out = vec![nf];
+    out.extend(g.element_modules());
+    Ok(out)
+}
+
+/// Every module as one Verilog source text.
+pub fn verilog(design: &Design) -> Result<String, String> {
+    Ok(modules(design)?.iter().map(|m| m.to_string()).collect::<Vec<_>>().join("\n"))
+}
+
+struct Gen<'a> {
+    d: &'a Design,
+    codes: StateCodes,
+    bus: u32,
+    win: u32,
+    depth: u64,
+    /// Width of `beat_q` and the buffer addresses.
+    bw: u32,
+    /// Values that need a register (used after the state that computes them).
+    registered: HashSet<Value>,
+    /// Element names in Verilog, by element.
+    elem: HashMap<StateId, String>,
+}
+
+/// Width of the saturated byte positions (every position past 2^17 − 1 is past every frame).
+const POS: u32 = 17;
+/// Width of a computed packet address: a saturated base plus a 32-bit offset.
+const ADDR: u32 = 34;
+
+impl<'a> Gen<'a> {
+    fn new(d: &'a Design) -> Gen<'a> {
+        let f = &d.func;
+        let mut registered = HashSet::new();
+        for (n, st) in d.sched.states.iter().enumerate() {
+            let mut uses: Vec<Value> = st.insts.iter().flat_map(|i| f.insts[*i].op.args()).collect();
+            if st.ends_block {
+                uses.extend(f.terminator(st.block).args());
+            }
+            for v in uses {
+                if d.sched.def_state(f, v) != Some(n) || matches!(f.values[v].def, ValueDef::Param(..)) {
+                    registered.insert(v);
+                }
+            }
+        }
+        for &b in &f.layout {
+            registered.extend(f.blocks[b].params.iter().copied());
+        }
+        let elem = f.states.iter().map(|(s, decl)| (s, identifier(&decl.name))).collect();
+        let depth = d.buffer_words() as u64;
+        Gen {
+            d,
+            codes: StateCodes::new(d.sched.states.len()),
+            bus: d.config.bus_bytes as u32,
+            win: f.window,
+            depth,
+            bw: index_width(depth + 1),
+            registered,
+            elem,
+        }
+    }
+
+    fn log2_bus(&self) -> u32 {
+        self.bus.trailing_zeros()
+    }
+
+    /// Window byte `i` (a constant position): zero past the window.
+    fn wbyte(&self, i: u64) -> Expr {
+        if i < self.win as u64 {
+            id("win_q").slice(8 * i as u32 + 7, 8 * i as u32)
+        } else {
+            Expr::zero(8)
+        }
+    }
+
+    /// Bits `[hi:lo]` of window byte `i` (inside the window).
+    fn wbits(&self, i: u64, hi: u32, lo: u32) -> Expr {
+        id("win_q").slice(8 * i as u32 + hi, 8 * i as u32 + lo)
+    }
+
+    fn width(&self, v: Value) -> u32 {
+        self.d.func.value_type(v).width() as u32
+    }
+
+    /// `v` as seen in state `at`.
+    fn opnd(&self, v: Value, at: StateNo) -> Expr {
+        let f = &self.d.func;
+        let name = v.to_string();
+        match f.values[v].def {
+            ValueDef::Param(..) => id(format!("{name}_q")),
+            ValueDef::Result(i, _) => {
+                let def = self.d.sched.inst_state[&i];
+                let late = matches!(f.insts[i].op, Op::State(..)) && latency(&f.insts[i].op) == 1;
+                if def == at && !late {
+                    id(name)
+                } else if late {
+                    id(format!("{name}_r"))
+                } else {
+                    id(format!("{name}_q"))
+                }
+            }
+            ValueDef::Detached => panic!("{v} is detached"),
+        }
+    }
+
+    /// `e` (of width `w`) saturated to [`POS`] bits.
+    fn sat(e: Expr, w: u32) -> Expr {
+        if w <= POS {
+            if w == POS {
+                e
+            } else {
+                Expr::concat(vec![Expr::zero(POS - w), e])
+            }
+        } else {
+            Expr::mux(e.clone().slice(w - 1, POS).any(), Expr::hex(POS, (1 << POS) - 1), e.slice(POS - 1, 0))
+        }
+    }
+
+    fn nf_module(&mut self) -> Result<Module, String> {
+        let d = self.d;
+        let f = &d.func;
+        let (bus, win) = (self.bus, self.win);
+        let mut m = Module::new(d.top_name());
+        m.ports = vec![
+            Port::input("axis_aclk", 1),
+            Port::input("axis_resetn", 1),
+            Port::input("s_axis_tdata", 8 * bus),
+            Port::input("s_axis_tkeep", bus),
+            Port::input("s_axis_tuser", 128),
+            Port::input("s_axis_tvalid", 1),
+            Port::output_wire("s_axis_tready", 1),
+            Port::input("s_axis_tlast", 1),
+            Port::output_wire("m_axis_tdata", 8 * bus),
+            Port::output_wire("m_axis_tkeep", bus),
+            Port::output_wire("m_axis_tuser", 128),
+            Port::output_wire("m_axis_tvalid", 1),
+            Port::input("m_axis_tready", 1),
+            Port::output_wire("m_axis_tlast", 1),
+            Port::output_wire("stat_drop_valid", 1),
+            Port::output_wire("stat_drop_reason", 8),
+        ];
+        let mut items = vec![Item::comment(format!(
+            "{}: generated by emu-hls from the NF's Rust source. One packet at a time:\n\
+             receive -> check -> the NF's {} states -> send. Bus {} bits, window {} bytes, buffer {} words.",
+            f.name,
+            d.sched.states.len(),
+            8 * bus,
+            win,
+            self.depth
+        ))];
+        let fw = self.codes.width;
+        for (name, w) in [
+            ("fsm_q", fw),
+            ("win_q", 8 * win),
+            ("len_q", 16),
+            ("rx_len_q", 16),
+            ("in_port_q", 8),
+            ("oversize_q", 1),
+            ("beat_q", self.bw),
+            ("dst_q", 4),
+            ("drop_valid_q", 1),
+            ("drop_reason_q", 8),
+            ("buf_rd_q", 8 * bus),
+            ("sum_busy_q", 1),
+            ("sum_word_q", self.bw),
+            ("sum_acc_q", 32),
+        ] {
+            items.push(Item::reg(name, w));
+        }
+        items.push(Item::memory("pbuf", 8 * bus, self.depth));
+        items.push(Item::wire("rst", 1));
+        items.push(Item::assign(id("rst"), id("axis_resetn").lnot()));
+        let at = |c: u64| id("fsm_q").equals(self.codes.code(c));
+
+        items.extend(self.ingress_logic());
+        items.extend(self.check_logic());
+        items.extend(self.frame_word_logic());
+        items.extend(self.egress_logic());
+        let (sum_items, sum_arms) = self.sum_logic()?;
+        items.extend(sum_items);
+        let mut arms: Vec<(Vec<Expr>, Vec<Stmt>)> = vec![];
+        let mut value_items = vec![];
+        let mut captures = vec![];
+        for n in 0..d.sched.states.len() {
+            let (vi, body) = self.state_logic(n, &sum_arms)?;
+            value_items.extend(vi);
+            arms.push((vec![self.codes.nf(n)], body));
+        }
+        for v in f.values.keys() {
+            if self.registered.contains(&v) && f.values[v].def != ValueDef::Detached {
+                let w = self.width(v);
+                items.push(Item::reg(format!("{v}_q"), w));
+            }
+        }
+        // Responses of state elements: a pending flag for the cycle after the request.
+        for (n, st) in d.sched.states.iter().enumerate() {
+            for &i in &st.insts {
+                let op = &f.insts[i].op;
+                if !(matches!(op, Op::State(..)) && latency(op) == 1) {
+                    continue;
+                }
+                for (k, &r) in f.results(i).iter().enumerate() {
+                    let resp = self.response(i, k)?;
+                    let w = self.width(r);
+                    if !self.registered.contains(&r) {
+                        continue; // never used
+                    }
+                    items.push(Item::reg(format!("{r}_p"), 1));
+                    items.push(Item::wire(format!("{r}_r"), w));
+                    items.push(Item::assign(
+                        id(format!("{r}_r")),
+                        Expr::mux(id(format!("{r}_p")), resp.clone(), id(format!("{r}_q"))),
+                    ));
+                    captures.push(Stmt::nb(id(format!("{r}_p")), id("fsm_q").equals(self.codes.nf(n))));
+                    captures.push(Stmt::if_(id(format!("{r}_p")), vec![Stmt::nb(id(format!("{r}_q")), resp)]));
+                }
+            }
+        }
+        items.extend(value_items);
+        items.extend(self.element_requests()?);
+
+        // The receive phase.
+        let fire_in = at(StateCodes::RECEIVE).land(id("s_axis_tvalid"));
+        let receive = vec![Stmt::if_(
+            id("s_axis_tvalid"),
+            vec![
+                Stmt::if_(
+                    id("len_q").equals(Expr::zero(16)).land(id("oversize_q").lnot()),
+                    vec![Stmt::nb(id("in_port_q"), Expr::concat(vec![Expr::zero(5), id("src_port")]))],
+                ),
+                Stmt::nb(
+                    id("len_q"),
+                    Expr::mux(id("rx_over"), dec(16, d.config.max_frame as u64), id("rx_len_next").slice(15, 0)),
+                ),
+                Stmt::if_(id("rx_over"), vec![Stmt::nb(id("oversize_q"), Expr::bit(true))]),
+                Stmt::if_else(
+                    id("s_axis_tlast"),
+                    vec![
+                        Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::CHECK)),
+                        Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+                    ],
+                    vec![Stmt::if_(
+                        id("beat_q").less_than(dec(self.bw, self.depth)),
+                        vec![Stmt::nb(id("beat_q"), id("beat_q").plus(dec(self.bw, 1)))],
+                    )],
+                ),
+            ],
+        )];
+        let mut receive_win = vec![];
+        for i in 0..win as u64 {
+            let (beat, lane) = (i / bus as u64, (i % bus as u64) as u32);
+            let byte = Expr::mux(
+                id("s_axis_tkeep").bit_at(lane),
+                id("s_axis_tdata").slice(8 * lane + 7, 8 * lane),
+                Expr::zero(8),
+            );
+            let slot = id("win_q").slice(8 * i as u32 + 7, 8 * i as u32);
+            let stmt = if beat == 0 {
+                Stmt::if_(id("beat_q").equals(Expr::zero(self.bw)), vec![Stmt::nb(slot, byte)])
+            } else {
+                Stmt::if_else(
+                    id("beat_q").equals(dec(self.bw, beat)),
+                    vec![Stmt::nb(slot.clone(), byte)],
+                    vec![Stmt::if_(id("beat_q").equals(Expr::zero(self.bw)), vec![Stmt::nb(slot, Expr::zero(8))])],
+                )
+            };
+            receive_win.push(stmt);
+        }
+        let mut receive_all = vec![Stmt::if_(fire_in.clone(), receive_win)];
+        receive_all.extend(receive);
+
+        let drop = |reason: Expr| -> Vec<Stmt> {
+            vec![
+                Stmt::nb(id("drop_valid_q"), Expr::bit(true)),
+                Stmt::nb(id("drop_reason_q"), reason),
+                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::RECEIVE)),
+                Stmt::nb(id("len_q"), Expr::zero(16)),
+                Stmt::nb(id("oversize_q"), Expr::bit(false)),
+                Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+            ]
+        };
+        let check = vec![Stmt::if_else(
+            id("check_reason").not_equals(Expr::zero(8)),
+            drop(id("check_reason")),
+            vec![Stmt::nb(id("rx_len_q"), id("len_q")), Stmt::nb(id("fsm_q"), self.codes.nf(0))],
+        )];
+        let send = vec![Stmt::if_(
+            id("m_axis_tready"),
+            vec![Stmt::if_else(
+                id("tx_last"),
+                vec![
+                    Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::RECEIVE)),
+                    Stmt::nb(id("len_q"), Expr::zero(16)),
+                    Stmt::nb(id("oversize_q"), Expr::bit(false)),
+                    Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+                ],
+                vec![Stmt::nb(id("beat_q"), id("beat_q").plus(dec(self.bw, 1)))],
+            )],
+        )];
+        let mut case_arms = vec![
+            (vec![self.codes.code(StateCodes::RECEIVE)], receive_all),
+            (vec![self.codes.code(StateCodes::CHECK)], check),
+            (
+                vec![self.codes.code(StateCodes::SEND_LOAD)],
+                vec![Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::SEND))],
+            ),
+            (vec![self.codes.code(StateCodes::SEND)], send),
+        ];
+        case_arms.extend(arms);
+        let mut run = vec![Stmt::nb(id("drop_valid_q"), Expr::bit(false))];
+        run.extend(captures);
+        run.push(Stmt::Case {
+            subject: id("fsm_q"),
+            arms: case_arms,
+            default: Some(drop(dec(8, DropReason::Malformed as u64))),
+        });
+        let reset = vec![
+            Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::RECEIVE)),
+            Stmt::nb(id("len_q"), Expr::zero(16)),
+            Stmt::nb(id("oversize_q"), Expr::bit(false)),
+            Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+            Stmt::nb(id("drop_valid_q"), Expr::bit(false)),
+            Stmt::nb(id("sum_busy_q"), Expr::bit(false)),
+        ];
+        items.push(Item::comment("The phases and the NF's states."));
+        items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
+        // Initial values, as after a reset (for simulators that start without one).
+        items.push(Item::Initial(vec![
+            Stmt::blocking(id("fsm_q"), self.codes.code(StateCodes::RECEIVE)),
+            Stmt::blocking(id("win_q"), Expr::zero(8 * win)),
+            Stmt::blocking(id("len_q"), Expr::zero(16)),
+            Stmt::blocking(id("rx_len_q"), Expr::zero(16)),
+            Stmt::blocking(id("in_port_q"), Expr::zero(8)),
+            Stmt::blocking(id("oversize_q"), Expr::bit(false)),
+            Stmt::blocking(id("beat_q"), Expr::zero(self.bw)),
+            Stmt::blocking(id("dst_q"), Expr::zero(4)),
+            Stmt::blocking(id("drop_valid_q"), Expr::bit(false)),
+            Stmt::blocking(id("drop_reason_q"), Expr::zero(8)),
+            Stmt::blocking(id("sum_busy_q"), Expr::bit(false)),
+            Stmt::blocking(id("sum_word_q"), Expr::zero(self.bw)),
+            Stmt::blocking(id("sum_acc_q"), Expr::zero(32)),
+        ]));
+        items.push(Item::assign(id("stat_drop_valid"), id("drop_valid_q")));
+        items.push(Item::assign(id("stat_drop_reason"), id("drop_reason_q")));
+        m.items = items;
+        Ok(m)
+    }
+
+    /// Byte counting, the input port and the packet buffer.
+    fn ingress_logic(&self) -> Vec<Item> {
+        let bus = self.bus;
+        let mut items = vec![Item::comment("Ingress: bytes of the beat, the input port, the packet buffer.")];
+        let count = (0..bus)
+            .map(|j| Expr::concat(vec![Expr::zero(16), id("s_axis_tkeep").bit_at(j)]))
+            .reduce(|a, b| a.plus(b))
+            .expect("a bus has lanes");
+        items.push(Item::wire("rx_len_next", 17));
+        items.push(Item::assign(id("rx_len_next"), Expr::concat(vec![Expr::zero(1), id("len_q")]).plus(count)));
+        items.push(Item::wire("rx_over", 1));
+        items.push(Item::assign(id("rx_over"), dec(17, self.d.config.max_frame as u64).less_than(id("rx_len_next"))));
+        // The lowest set bit of tuser[23:16], halved.
+        items.push(Item::reg("src_port", 3));
+        let mut enc = vec![Stmt::blocking(id("src_port"), Expr::zero(3))];
+        for b in (0..8u32).rev() {
+            enc.push(Stmt::if_(
+                id("s_axis_tuser").bit_at(16 + b),
+                vec![Stmt::blocking(id("src_port"), dec(3, (b / 2) as u64))],
+            ));
+        }
+        items.push(Item::always_comb(enc));
+        // The buffer: written while receiving, read one word per cycle by egress and the sum unit.
+        items.push(Item::reg("rd_addr", self.bw));
+        items.push(Item::always_posedge(
+            "axis_aclk",
+            vec![
+                Stmt::if_(
+                    id("fsm_q")
+                        .equals(self.codes.code(StateCodes::RECEIVE))
+                        .land(id("s_axis_tvalid"))
+                        .land(id("beat_q").less_than(dec(self.bw, self.depth))),
+                    vec![Stmt::nb(id("pbuf").index(id("beat_q")), id("s_axis_tdata"))],
+                ),
+                Stmt::nb(id("buf_rd_q"), id("pbuf").index(id("rd_addr"))),
+            ],
+        ));
+        items
+    }
+
+    fn be16(&self, at: u64) -> Expr {
+        Expr::concat(vec![self.wbyte(at), self.wbyte(at + 1)])
+    }
+
+    /// `emu_core::check_frame` on the window and the length: `check_reason`, 0 when it passes.
+    fn check_logic(&self) -> Vec<Item> {
+        let mut items = vec![Item::comment("Ingress checks (emu_core::check_frame): the drop reason, 0 to pass.")];
+        let code = |r: DropReason| dec(8, r as u64);
+        for (name, e) in [("ty0", self.be16(12)), ("ty1", self.be16(16)), ("ty2", self.be16(20))] {
+            items.push(Item::wire(name, 16));
+            items.push(Item::assign(id(name), e));
+        }
+        items.push(Item::wire("tag1", 1));
+        items.push(Item::assign(id("tag1"), id("ty0").equals(Expr::hex(16, 0x8100))));
+        items.push(Item::wire("tag2", 1));
+        items.push(Item::assign(id("tag2"), id("tag1").land(id("ty1").equals(Expr::hex(16, 0x8100)))));
+        items.push(Item::wire("ethertype", 16));
+        items.push(Item::assign(
+            id("ethertype"),
+            Expr::mux(id("tag2"), id("ty2"), Expr::mux(id("tag1"), id("ty1"), id("ty0"))),
+        ));
+        // The IPv4 check at each possible header offset.
+        for off in [14u64, 18, 22] {
+            let name = format!("ip{off}");
+            let hl = format!("{name}_hlen");
+            items.push(Item::wire(hl.clone(), 17));
+            items.push(Item::assign(
+                id(hl.clone()),
+                Expr::concat(vec![Expr::zero(11), self.wbits(off, 3, 0), Expr::zero(2)]),
+            ));
+            let total = Expr::concat(vec![Expr::zero(1), self.be16(off + 2)]);
+            let len = Expr::concat(vec![Expr::zero(1), id("len_q")]);
+            items.push(Item::wire(name.clone(), 8));
+            items.push(Item::assign(
+                id(name),
+                Expr::mux(
+                    len.clone().less_than(dec(17, off + 20)),
+                    code(DropReason::Ipv4HeaderLength),
+                    Expr::mux(
+                        self.wbits(off, 7, 4).not_equals(dec(4, 4)),
+                        code(DropReason::Ipv4Version),
+                        Expr::mux(
+                            id(hl.clone())
+                                .less_than(dec(17, 20))
+                                .lor(len.clone().less_than(id(hl.clone()).plus(dec(17, off)))),
+                            code(DropReason::Ipv4HeaderLength),
+                            Expr::mux(
+                                total.clone().less_than(id(hl)).lor(len.less_than(total.plus(dec(17, off)))),
+                                code(DropReason::Ipv4TotalLength),
+                                Expr::zero(8),
+                            ),
+                        ),
+                    ),
+                ),
+            ));
+        }
+        let ipv4 = Expr::mux(id("tag2"), id("ip22"), Expr::mux(id("tag1"), id("ip18"), id("ip14")));
+        items.push(Item::wire("check_reason", 8));
+        items.push(Item::assign(
+            id("check_reason"),
+            Expr::mux(
+                id("oversize_q"),
+                code(DropReason::Oversize),
+                Expr::mux(
+                    id("len_q").equals(Expr::zero(16)),
+                    code(DropReason::Empty),
+                    Expr::mux(
+                        id("len_q").less_than(dec(16, 14)),
+                        code(DropReason::Runt),
+                        Expr::mux(id("ethertype").equals(Expr::hex(16, 0x0800)), ipv4, Expr::zero(8)),
+                    ),
+                ),
+            ),
+        ));
+        items
+    }
+
+    /// `frame_word`: frame word `word_idx` as edited: the window's bytes over the buffer's.
+    fn frame_word_logic(&self) -> Vec<Item> {
+        let bus = self.bus;
+        let mut items = vec![Item::comment("The edited frame, a bus word at a time: window bytes over buffer bytes.")];
+        items.push(Item::wire("word_idx", self.bw));
+        items.push(Item::assign(
+            id("word_idx"),
+            Expr::mux(id("fsm_q").equals(self.codes.code(StateCodes::SEND)), id("beat_q"), id("sum_word_q")),
+        ));
+        items.push(Item::reg("frame_word", 8 * bus));
+        let words = (self.win as u64).div_ceil(bus as u64);
+        let mut arms = vec![];
+        for k in 0..words {
+            let lanes: Vec<Expr> = (0..bus)
+                .rev()
+                .map(|j| {
+                    let p = k * bus as u64 + j as u64;
+                    if p < self.win as u64 {
+                        self.wbyte(p)
+                    } else {
+                        id("buf_rd_q").slice(8 * j + 7, 8 * j)
+                    }
+                })
+                .collect();
+            arms.push((vec![dec(self.bw, k)], vec![Stmt::blocking(id("frame_word"), Expr::concat(lanes))]));
+        }
+        items.push(Item::always_comb(vec![Stmt::Case {
+            subject: id("word_idx"),
+            arms,
+            default: Some(vec![Stmt::blocking(id("frame_word"), id("buf_rd_q"))]),
+        }]));
+        items
+    }
+
+    /// The send phase's outputs and the buffer's read address.
+    fn egress_logic(&self) -> Vec<Item> {
+        let bus = self.bus;
+        let lb = self.log2_bus();
+        let mut items = vec![Item::comment("Egress: the edited frame with its ports in tuser.")];
+        let base = Expr::concat(vec![Expr::zero(16 - self.bw - lb), id("beat_q"), Expr::zero(lb)]);
+        items.push(Item::wire("tx_keep", bus));
+        let keep: Vec<Expr> =
+            (0..bus).rev().map(|j| base.clone().plus(dec(16, j as u64)).less_than(id("len_q"))).collect();
+        items.push(Item::assign(id("tx_keep"), Expr::concat(keep)));
+        items.push(Item::wire("tx_last", 1));
+        items.push(Item::assign(
+            id("tx_last"),
+            Expr::concat(vec![Expr::zero(1), base.clone()])
+                .plus(dec(17, bus as u64))
+                .at_least(Expr::concat(vec![Expr::zero(1), id("len_q")])),
+        ));
+        let lanes: Vec<Expr> = (0..bus)
+            .rev()
+            .map(|j| Expr::mux(id("tx_keep").bit_at(j), id("frame_word").slice(8 * j + 7, 8 * j), Expr::zero(8)))
+            .collect();
+        items.push(Item::assign(id("m_axis_tdata"), Expr::concat(lanes)));
+        items.push(Item::assign(id("m_axis_tkeep"), id("tx_keep")));
+        items.push(Item::assign(id("m_axis_tlast"), id("tx_last")));
+        items.push(Item::assign(id("m_axis_tvalid"), id("fsm_q").equals(self.codes.code(StateCodes::SEND))));
+        items.push(Item::assign(id("s_axis_tready"), id("fsm_q").equals(self.codes.code(StateCodes::RECEIVE))));
+        let one_hot = |bits: [Expr; 4]| {
+            let mut parts = vec![];
+            for b in bits.into_iter().rev() {
+                parts.push(Expr::zero(1));
+                parts.push(b);
+            }
+            Expr::concat(parts)
+        };
+        let src = one_hot([0u64, 1, 2, 3].map(|k| id("in_port_q").equals(dec(8, k))));
+        let dst = one_hot([0u32, 1, 2, 3].map(|k| id("dst_q").bit_at(k)));
+        items.push(Item::assign(id("m_axis_tuser"), Expr::concat(vec![Expr::zero(96), dst, src, id("len_q")])));
+        items
+    }
+
+    /// The sum unit; gives its items and, per sum state, the statements of its case arm
+    /// (which end by calling the state's continuation, filled in by `state_logic`).
+    #[allow(clippy::type_complexity)]
+    fn sum_logic(&self) -> Result<(Vec<Item>, HashMap<StateNo, (Value, Expr, Expr)>), String> {
+        let d = self.d;
+        let f = &d.func;
+        let bus = self.bus;
+        let lb = self.log2_bus();
+        let mut items =
+            vec![Item::comment("The sum unit: a one's-complement sum over a byte range, a bus word per cycle.")];
+        let mut per_state = HashMap::new();
+        let mut start_arms = vec![];
+        for (n, st) in d.sched.states.iter().enumerate() {
+            if st.kind != FsmKind::Sum {
+                continue;
+            }
+            let inst = st.insts[0];
+            let Op::OnesSum(scope, a, b) = f.insts[inst].op else { return Err("a sum state without its sum".into()) };
+            let start = Self::sat(self.opnd(a, n), self.width(a));
+            let end = Self::sat(self.opnd(b, n), self.width(b));
+            let len = Expr::concat(vec![Expr::zero(1), id("len_q")]);
+            let limit = match scope {
+                SumScope::Frame => len,
+                SumScope::Window => {
+                    Expr::mux(len.clone().less_than(dec(POS, self.win as u64)), len, dec(POS, self.win as u64))
+                }
+            };
+            let hi = Expr::mux(end.clone().less_than(limit.clone()), end, limit);
+            start_arms.push((
+                vec![self.codes.nf(n)],
+                vec![Stmt::blocking(id("sum_start"), start.clone()), Stmt::blocking(id("sum_hi"), hi.clone())],
+            ));
+            per_state.insert(n, (f.results(inst)[0], start, hi));
+        }
+        items.push(Item::reg("sum_start", POS));
+        items.push(Item::reg("sum_hi", POS));
+        let mut sel =
+            vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
+        if !start_arms.is_empty() {
+            sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
+        }
+        items.push(Item::always_comb(sel));
+        // Each lane's contribution: bytes in [start, hi), at an even distance from start in
+        // the high byte of a 16-bit word.
+        let base = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("sum_word_q"), Expr::zero(lb)]);
+        let mut terms = vec![];
+        for j in 0..bus {
+            let p = format!("sum_p{j}");
+            items.push(Item::wire(p.clone(), POS));
+            items.push(Item::assign(id(p.clone()), base.clone().plus(dec(POS, j as u64))));
+            let byte = id("frame_word").slice(8 * j + 7, 8 * j);
+            let inside = id(p.clone()).at_least(id("sum_start")).land(id(p.clone()).less_than(id("sum_hi")));
+            let even = id(p.clone()).bit_at(0).xor(id("sum_start").bit_at(0)).lnot();
+            let c = format!("sum_c{j}");
+            items.push(Item::wire(c.clone(), 32));
+            items.push(Item::assign(
+                id(c.clone()),
+                Expr::mux(
+                    inside,
+                    Expr::mux(
+                        even,
+                        Expr::concat(vec![Expr::zero(16), byte.clone(), Expr::zero(8)]),
+                        Expr::concat(vec![Expr::zero(24), byte]),
+                    ),
+                    Expr::zero(32),
+                ),
+            ));
+            terms.push(id(c));
+        }
+        items.push(Item::wire("sum_next", 32));
+        items.push(Item::assign(id("sum_next"), terms.into_iter().fold(id("sum_acc_q"), |acc, t| acc.plus(t))));
+        items.extend(Self::fold_wires("sum_fold", id("sum_next"), 32));
+        items.push(Item::wire("sum_start_word", POS));
+        items.push(Item::assign(
+            id("sum_start_word"),
+            id("sum_start").binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
+        ));
+        items.push(Item::wire("sum_last_word", POS));
+        items.push(Item::assign(
+            id("sum_last_word"),
+            id("sum_hi").minus(dec(POS, 1)).binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
+        ));
+        // The buffer's read address: egress's next word, or the sum unit's.
+        let next_beat = Expr::mux(id("m_axis_tready"), id("beat_q").plus(dec(self.bw, 1)), id("beat_q"));
+        let sum_addr = Expr::mux(
+            id("sum_busy_q"),
+            id("sum_word_q").plus(dec(self.bw, 1)),
+            id("sum_start_word").slice(self.bw - 1, 0),
+        );
+        let mut rd = vec![Stmt::blocking(id("rd_addr"), Expr::zero(self.bw))];
+        rd.push(Stmt::if_(
+            id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
+            vec![Stmt::blocking(id("rd_addr"), next_beat)],
+        ));
+        for &n in per_state.keys() {
+            rd.push(Stmt::if_(
+                id("fsm_q").equals(self.codes.nf(n)),
+                vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
+            ));
+        }
+        rd.push(Stmt::if_(
+            id("rd_addr").at_least(dec(self.bw, self.depth)),
+            vec![Stmt::blocking(id("rd_addr"), dec(self.bw, self.depth - 1))],
+        ));
+        items.push(Item::always_comb(rd));
+        Ok((items, per_state))
+    }
+
+    /// Wires folding `x` (of width `w`) end-around to 16 bits, the last one named `name`.
+    fn fold_wires(name: &str, x: Expr, w: u32) -> Vec<Item> {
+        let mut items = vec![];
+        if w <= 16 {
+            items.push(Item::wire(name, 16));
+            items.push(Item::assign(id(name), if w == 16 { x } else { Expr::concat(vec![Expr::zero(16 - w), x]) }));
+            return items;
+        }
+        // Rounds until the largest possible value fits 16 bits.
+        let mut bound: u128 = if w >= 128 { u128::MAX } else { (1u128 << w) - 1 };
+        let mut cur = x;
+        let mut round = 0;
+        while bound > 0xffff {
+            let r = format!("{name}_{round}");
+            items.push(Item::wire(r.clone(), w));
+            let hi = cur.clone().binary(crate::verilog::BinOp::Shr, Expr::int(16));
+            let lo = Expr::concat(vec![Expr::zero(w - 16), cur.slice(15, 0)]);
+            items.push(Item::assign(id(r.clone()), lo.plus(hi)));
+            // The largest `lo + hi` over values up to the bound: the bound itself, or the
+            // value just below its top part with all low bits set.
+            let (h, l) = (bound >> 16, bound & 0xffff);
+            bound = (l + h).max(if h > 0 { 0xffff + h - 1 } else { 0 });
+            cur = id(r);
+            round += 1;
+        }
+        items.push(Item::wire(name, 16));
+        items.push(Item::assign(id(name), cur.slice(15, 0)));
+        items
+    }
+
+    /// The Verilog of state `n`: its wires, and the statements of its case arm.
+    fn state_logic(
+        &self,
+        n: StateNo,
+        sums: &HashMap<StateNo, (Value, Expr, Expr)>,
+    ) -> Result<(Vec<Item>, Vec<Stmt>), String> {
+        let d = self.d;
+        let f = &d.func;
+        let st = &d.sched.states[n];
+        let mut items = vec![];
+        let mut body = vec![];
+        for &i in &st.insts {
+            let op = &f.insts[i].op;
+            if st.kind == FsmKind::Sum {
+                break;
+            }
+            let (wires, stmts) = self.inst_logic(i, n)?;
+            items.extend(wires);
+            body.extend(stmts);
+            for &r in f.results(i) {
+                if self.registered.contains(&r) && !(matches!(op, Op::State(..)) && latency(op) == 1) {
+                    body.push(Stmt::nb(id(format!("{r}_q")), id(r.to_string())));
+                }
+            }
+        }
+        let advance =
+            if st.ends_block { self.terminator_logic(n)? } else { vec![Stmt::nb(id("fsm_q"), self.codes.nf(n + 1))] };
+        if st.kind == FsmKind::Sum {
+            let (result, _, _) = sums.get(&n).ok_or("a sum state without its sum")?;
+            let q = id(format!("{result}_q"));
+            let mut finish = vec![
+                Stmt::nb(q.clone(), Expr::concat(vec![Expr::zero(16), id("sum_fold")])),
+                Stmt::nb(id("sum_busy_q"), Expr::bit(false)),
+            ];
+            finish.extend(advance.clone());
+            let mut empty = vec![Stmt::nb(q, Expr::zero(32))];
+            empty.extend(advance);
+            body = vec![Stmt::if_else(
+                id("sum_busy_q").lnot(),
+                vec![Stmt::if_else(
+                    id("sum_hi").less_than(id("sum_start")).lor(id("sum_hi").equals(id("sum_start"))),
+                    empty,
+                    vec![
+                        Stmt::nb(id("sum_busy_q"), Expr::bit(true)),
+                        Stmt::nb(id("sum_acc_q"), Expr::zero(32)),
+                        Stmt::nb(id("sum_word_q"), id("sum_start_word").slice(self.bw - 1, 0)),
+                    ],
+                )],
+                vec![Stmt::if_else(
+                    Expr::concat(vec![Expr::zero(POS - self.bw), id("sum_word_q")]).equals(id("sum_last_word")),
+                    finish,
+                    vec![
+                        Stmt::nb(id("sum_word_q"), id("sum_word_q").plus(dec(self.bw, 1))),
+                        Stmt::nb(id("sum_acc_q"), id("sum_next")),
+                    ],
+                )],
+            )];
+        } else {
+            body.extend(advance);
+        }
+        Ok((items, body))
+    }
+
+    /// The wires an instruction defines and the statements it runs at the end of its state.
+    fn inst_logic(&self, i: Inst, n: StateNo) -> Result<(Vec<Item>, Vec<Stmt>), String> {
+        let f = &self.d.func;
+        let op = &f.insts[i].op;
+        let o = |v: Value| self.opnd(v, n);
+        let results = f.results(i);
+        let mut items = vec![];
+        let mut stmts = vec![];
+        let define = |items: &mut Vec<Item>, e: Expr| {
+            let r = results[0];
+            items.push(Item::wire(r.to_string(), self.width(r)));
+            items.push(Item::assign(id(r.to_string()), e));
+        };
+        match op {
+            Op::Const(c) => define(&mut items, lit(c)),
+            Op::Unary(UnaryOp::Not, a) => define(&mut items, o(*a).inv()),
+            Op::Unary(UnaryOp::Neg, a) => define(&mut items, Expr::zero(self.width(*a)).minus(o(*a))),
+            Op::Binary(b, x, y) => {
+                let w = self.width(*x);
+                let e = match b {
+                    BinaryOp::Add => o(*x).plus(o(*y)),
+                    BinaryOp::Sub => o(*x).minus(o(*y)),
+                    BinaryOp::Mul => o(*x).binary(crate::verilog::BinOp::Mul, o(*y)),
+                    BinaryOp::And => o(*x).and(o(*y)),
+                    BinaryOp::Or => o(*x).or(o(*y)),
+                    BinaryOp::Xor => o(*x).xor(o(*y)),
+                    BinaryOp::Shl => o(*x).binary(crate::verilog::BinOp::Shl, o(*y)),
+                    BinaryOp::Lshr => o(*x).binary(crate::verilog::BinOp::Shr, o(*y)),
+                    BinaryOp::Ashr => {
+                        let ones = Expr::Lit(Literal::from_limbs(w, vec![u64::MAX; 4], Radix::Hex));
+                        let fill = ones.binary(crate::verilog::BinOp::Shr, o(*y)).inv();
+                        o(*x).binary(crate::verilog::BinOp::Shr, o(*y)).or(Expr::mux(
+                            o(*x).bit_at(w - 1),
+                            fill,
+                            Expr::zero(w),
+                        ))
+                    }
+                };
+                define(&mut items, e);
+            }
+            Op::Cmp(c, x, y) => {
+                let w = self.width(*x);
+                let flip = |e: Expr| {
+                    let top = BitVec::new(w as u16, 0).or(&BitVec::ones(w as u16).lshr(w as u64 - 1).shl(w as u64 - 1));
+                    e.xor(lit(&top))
+                };
+                let (a, b) = match c {
+                    CmpOp::Slt | CmpOp::Sle | CmpOp::Sgt | CmpOp::Sge => (flip(o(*x)), flip(o(*y))),
+                    _ => (o(*x), o(*y)),
+                };
+                let e = match c {
+                    CmpOp::Eq => a.equals(b),
+                    CmpOp::Ne => a.not_equals(b),
+                    CmpOp::Ult | CmpOp::Slt => a.less_than(b),
+                    CmpOp::Ule | CmpOp::Sle => a.binary(crate::verilog::BinOp::Le, b),
+                    CmpOp::Ugt | CmpOp::Sgt => a.binary(crate::verilog::BinOp::Gt, b),
+                    CmpOp::Uge | CmpOp::Sge => a.at_least(b),
+                };
+                define(&mut items, e);
+            }
+            Op::Cast(c, a, w) => {
+                let (aw, w) = (self.width(*a), *w as u32);
+                let e = match c {
+                    _ if aw == w => o(*a),
+                    CastOp::Zext => Expr::concat(vec![Expr::zero(w - aw), o(*a)]),
+                    CastOp::Sext => Expr::concat(vec![o(*a).bit_at(aw - 1).repeat(w - aw), o(*a)]),
+                    CastOp::Trunc => o(*a).slice(w - 1, 0),
+                };
+                define(&mut items, e);
+            }
+            Op::Select(c, a, b) => define(&mut items, Expr::mux(o(*c), o(*a), o(*b))),
+            Op::Slice(a, lo, w) => {
+                let (lo, w) = (*lo as u32, *w as u32);
+                let e = if lo == 0 && w == self.width(*a) { o(*a) } else { o(*a).slice(lo + w - 1, lo) };
+                define(&mut items, e);
+            }
+            Op::Concat(hi, lo) => define(&mut items, Expr::concat(vec![o(*hi), o(*lo)])),
+            Op::CsumFold(a) => {
+                let r = results[0];
+                let name = format!("{r}_fold");
+                items.extend(Self::fold_wires(&name, o(*a), self.width(*a)));
+                define(&mut items, id(name));
+            }
+            Op::PktLen => define(&mut items, id("len_q")),
+            Op::Meta(MetaField::InPort) => define(&mut items, id("in_port_q")),
+            Op::Meta(MetaField::Len) => define(&mut items, id("rx_len_q")),
+            Op::Meta(MetaField::Timestamp) => return Err("meta.timestamp has no hardware source yet".into()),
+            Op::PktRead(addr, bytes) => {
+                let e =
+                    match addr.base {
+                        None => Expr::concat((0..*bytes as u64).map(|k| self.wbyte(addr.offset as u64 + k)).collect()),
+                        Some(base) => {
+                            let a = self.address(&mut items, i, base, addr.offset, n);
+                            let sh = format!("{i}_sh");
+                            items.push(Item::wire(sh.clone(), 8 * self.win));
+                            items.push(Item::assign(
+                                id(sh.clone()),
+                                id("win_q").binary(crate::verilog::BinOp::Shr, Expr::concat(vec![a, Expr::zero(3)])),
+                            ));
+                            Expr::concat(
+                                (0..*bytes as u32)
+                                    .map(|k| {
+                                        if k < self.win {
+                                            id(sh.clone()).slice(8 * k + 7, 8 * k)
+                                        } else {
+                                            Expr::zero(8)
+                                        }
+                                    })
+                                    .collect(),
+                            )
+                        }
+                    };
+                define(&mut items, e);
+            }
+            Op::PktWrite(addr, v) => {
+                let bytes = self.width(*v) / 8;
+                let byte = |k: u32| o(*v).slice(8 * (bytes - 1 - k) + 7, 8 * (bytes - 1 - k));
+                match addr.base {
+                    None => {
+                        for k in 0..bytes {
+                            let p = addr.offset as u64 + k as u64;
+                            if p < self.win as u64 {
+                                stmts.push(Stmt::if_(
+                                    dec(16, p).less_than(id("len_q")),
+                                    vec![Stmt::nb(self.wbyte(p), byte(k))],
+                                ));
+                            }
+                        }
+                    }
+                    Some(base) => {
+                        let a = self.address(&mut items, i, base, addr.offset, n);
+                        for k in 0..bytes {
+                            let name = format!("{i}_a{k}");
+                            items.push(Item::wire(name.clone(), ADDR));
+                            items.push(Item::assign(id(name.clone()), a.clone().plus(dec(ADDR, k as u64))));
+                            let ak = id(name);
+                            let len = Expr::concat(vec![Expr::zero(ADDR - 16), id("len_q")]);
+                            stmts.push(Stmt::if_(
+                                ak.clone().less_than(len).land(ak.clone().less_than(dec(ADDR, self.win as u64))),
+                                vec![Stmt::nb(
+                                    id("win_q").part(Expr::concat(vec![ak.slice(ADDR - 1 - 3, 0), Expr::zero(3)]), 8),
+                                    byte(k),
+                                )],
+                            ));
+                        }
+                    }
+                }
+            }
+            Op::PktSetLen(v) => {
+                let name = format!("{i}_len");
+                let want = Self::sat(o(*v), self.width(*v));
+                let len = Expr::concat(vec![Expr::zero(1), id("len_q")]);
+                let win = dec(POS, self.win as u64);
+                let cap = Expr::mux(len.clone().less_than(win.clone()), win, len.clone());
+                items.push(Item::wire(name.clone(), POS));
+                items.push(Item::assign(
+                    id(name.clone()),
+                    Expr::mux(
+                        want.clone().binary(crate::verilog::BinOp::Le, len),
+                        want.clone(),
+                        Expr::mux(want.clone().less_than(cap.clone()), want, cap),
+                    ),
+                ));
+                stmts.push(Stmt::nb(id("len_q"), id(name.clone()).slice(15, 0)));
+                for p in 0..self.win as u64 {
+                    stmts.push(Stmt::if_(
+                        dec(POS, p).at_least(id(name.clone())),
+                        vec![Stmt::nb(self.wbyte(p), Expr::zero(8))],
+                    ));
+                }
+            }
+            Op::OnesSum(..) => return Err("a sum outside a sum state".into()),
+            Op::State(s, sop) => {
+                // Requests are driven by `element_requests`; here only the combinational reads.
+                if latency(op) == 0 && !results.is_empty() {
+                    let _ = sop;
+                    define(&mut items, id(format!("st_{}_value", self.elem[s])));
+                }
+            }
+        }
+        Ok((items, stmts))
+    }
+
+    /// A computed packet address `sat(base) + offset`, [`ADDR`] bits, as a wire.
+    fn address(&self, items: &mut Vec<Item>, i: Inst, base: Value, offset: u32, n: StateNo) -> Expr {
+        let name = format!("{i}_addr");
+        let b = Self::sat(self.opnd(base, n), self.width(base));
+        items.push(Item::wire(name.clone(), ADDR));
+        items.push(Item::assign(
+            id(name.clone()),
+            Expr::concat(vec![Expr::zero(ADDR - POS), b]).plus(dec(ADDR, offset as u64)),
+        ));
+        id(name)
+    }
+
+    /// The statements deciding state `n`'s block's terminator.
+    fn terminator_logic(&self, n: StateNo) -> Result<Vec<Stmt>, String> {
+        let f = &self.d.func;
+        let st = &self.d.sched.states[n];
+        let go = |call: &crate::ir::BlockCall| -> Vec<Stmt> {
+            let target = &f.blocks[call.block];
+            let mut s: Vec<Stmt> = target
+                .params
+                .iter()
+                .zip(&call.args)
+                .map(|(p, a)| Stmt::nb(id(format!("{p}_q")), self.opnd(*a, n)))
+                .collect();
+            s.push(Stmt::nb(id("fsm_q"), self.codes.nf(self.d.sched.block_start[&call.block])));
+            s
+        };
+        Ok(match f.terminator(st.block) {
+            Terminator::Jump(c) => go(c),
+            Terminator::Branch(c, t, e) => vec![Stmt::if_else(self.opnd(*c, n), go(t), go(e))],
+            Terminator::Return(a) => self.verdict(a, n),
+        })
+    }
+
+    /// `Action::resolve` of a `return`: the output ports and the send phase, or a drop.
+    fn verdict(&self, a: &ActionExpr, n: StateNo) -> Vec<Stmt> {
+        let ports = self.d.config.ports as u32;
+        let all = dec(4, (1u64 << ports) - 1);
+        let in_bit = Expr::concat((0..4u64).rev().map(|k| id("in_port_q").equals(dec(8, k))).collect());
+        let drop = |r: DropReason| {
+            vec![
+                Stmt::nb(id("drop_valid_q"), Expr::bit(true)),
+                Stmt::nb(id("drop_reason_q"), dec(8, r as u64)),
+                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::RECEIVE)),
+                Stmt::nb(id("len_q"), Expr::zero(16)),
+                Stmt::nb(id("oversize_q"), Expr::bit(false)),
+                Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+            ]
+        };
+        let send = |mask: Expr, empty: DropReason| {
+            vec![Stmt::if_else(
+                mask.clone().equals(Expr::zero(4)),
+                drop(empty),
+                vec![Stmt::nb(id("dst_q"), mask), Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::SEND_LOAD))],
+            )]
+        };
+        match a {
+            ActionExpr::Drop(r) => drop(*r),
+            ActionExpr::Flood => send(all.and(in_bit.inv()), DropReason::NoOtherPort),
+            ActionExpr::Reply => send(all.and(in_bit), DropReason::NoSuchPort),
+            ActionExpr::Forward(p) => {
+                let port = self.opnd(*p, n);
+                let bit = Expr::concat((0..4u64).rev().map(|k| port.clone().equals(dec(8, k))).collect());
+                send(all.and(bit), DropReason::NoSuchPort)
+            }
+            ActionExpr::Multicast(m) => send(all.and(self.opnd(*m, n).slice(3, 0)), DropReason::NoSuchPort),
+        }
+    }
+
+    /// Result `k` of state-element instruction `i` on the element's response ports.
+    fn response(&self, i: Inst, k: usize) -> Result<Expr, String> {
+        let f = &self.d.func;
+        let Op::State(s, sop) = &f.insts[i].op else { return Err("not a state op".into()) };
+        let e = format!("st_{}", self.elem[s]);
+        let port = |p: &str| id(format!("{e}_{p}"));
+        Ok(match (sop, k) {
+            (StateOp::CamGet(_) | StateOp::CamRemove(_) | StateOp::CamContains(_), 0) => port("resp_hit"),
+            (StateOp::CamGet(_) | StateOp::CamRemove(_), 1) => port("resp_value"),
+            (StateOp::CamInsert(..), 0) => port("resp_evicted"),
+            (StateOp::CamInsert(..), 1) => port("resp_evicted_key"),
+            (StateOp::CamInsert(..), 2) => port("resp_value"),
+            (StateOp::ArrayGet(_), 0) => port("resp_data"),
+            (StateOp::ArraySet(..), 0) => port("resp_ok"),
+            _ => return Err(format!("{} has no result {k} in hardware", sop.name())),
+        })
+    }
+
+    /// The request ports of every state element, driven by the state the FSM is in.
+    fn element_requests(&self) -> Result<Vec<Item>, String> {
+        let d = self.d;
+        let f = &d.func;
+        let mut items = vec![Item::comment("State elements: requests by FSM state, and the instances.")];
+        for (s, decl) in f.states.iter() {
+            let e = format!("st_{}", self.elem[&s]);
+            let p = |name: &str| format!("{e}_{name}");
+            let (inputs, outputs): (Vec<(&str, u32)>, Vec<(&str, u32)>) = match &decl.kind {
+                StateKind::Counter { bits } => {
+                    (vec![("req_valid", 1), ("req_op", 1), ("req_data", *bits as u32)], vec![("value", *bits as u32)])
+                }
+                StateKind::Register { ty } => {
+                    (vec![("write", 1), ("write_data", ty.width() as u32)], vec![("value", ty.width() as u32)])
+                }
+                StateKind::Cam { key, value, .. } => (
+                    vec![
+                        ("req_valid", 1),
+                        ("req_op", 2),
+                        ("req_key", key.width() as u32),
+                        ("req_value", value.width() as u32),
+                    ],
+                    vec![
+                        ("resp_valid", 1),
+                        ("resp_hit", 1),
+                        ("resp_value", value.width() as u32),
+                        ("resp_evicted", 1),
+                        ("resp_evicted_key", key.width() as u32),
+                    ],
+                ),
+                StateKind::Array { .. } => {
+                    return Err(format!("`{}`: arrays are not in the hardware back end yet", decl.name))
+                }
+            };
+            let mut defaults = vec![];
+            for (name, w) in &inputs {
+                items.push(Item::reg(p(name), *w));
+                defaults.push(Stmt::blocking(id(p(name)), Expr::zero(*w)));
+            }
+            for (name, w) in &outputs {
+                items.push(Item::wire(p(name), *w));
+            }
+            let mut arms = vec![];
+            for (n, st) in d.sched.states.iter().enumerate() {
+                for &i in &st.insts {
+                    let Op::State(id_, sop) = &f.insts[i].op else { continue };
+                    if *id_ != s {
+                        continue;
+                    }
+                    let o = |v: Value| self.opnd(v, n);
+                    let set = |name: &str, e: Expr| Stmt::blocking(id(p(name)), e);
+                    let fit = |v: Value, w: u32| -> Expr {
+                        let vw = self.width(v);
+                        if vw == w {
+                            o(v)
+                        } else if vw > w {
+                            o(v).slice(w - 1, 0)
+                        } else {
+                            Expr::concat(vec![Expr::zero(w - vw), o(v)])
+                        }
+                    };
+                    let body = match (&decl.kind, sop) {
+                        (StateKind::Counter { bits }, StateOp::CounterInc) => {
+                            vec![set("req_valid", Expr::bit(true)), set("req_data", dec(*bits as u32, 1))]
+                        }
+                        (StateKind::Counter { bits }, StateOp::CounterAdd(v)) => {
+                            vec![set("req_valid", Expr::bit(true)), set("req_data", fit(*v, *bits as u32))]
+                        }
+                        (StateKind::Counter { bits }, StateOp::CounterSet(v)) => vec![
+                            set("req_valid", Expr::bit(true)),
+                            set("req_op", Expr::bit(true)),
+                            set("req_data", fit(*v, *bits as u32)),
+                        ],
+                        (StateKind::Register { ty }, StateOp::RegSet(v)) => {
+                            vec![set("write", Expr::bit(true)), set("write_data", fit(*v, ty.width() as u32))]
+                        }
+                        (StateKind::Cam { key, value, .. }, op) => {
+                            let (code, k, v) = match op {
+                                StateOp::CamGet(k) | StateOp::CamContains(k) => (0, Some(*k), None),
+                                StateOp::CamInsert(k, v) => (1, Some(*k), Some(*v)),
+                                StateOp::CamRemove(k) => (2, Some(*k), None),
+                                _ => return Err(format!("{} on a cam", op.name())),
+                            };
+                            let mut b = vec![set("req_valid", Expr::bit(true)), set("req_op", dec(2, code))];
+                            if let Some(k) = k {
+                                b.push(set("req_key", fit(k, key.width() as u32)));
+                            }
+                            if let Some(v) = v {
+                                b.push(set("req_value", fit(v, value.width() as u32)));
+                            }
+                            b
+                        }
+                        _ => vec![], // reads of registers and counters need no request
+                    };
+                    if !body.is_empty() {
+                        arms.push((vec![self.codes.nf(n)], body));
+                    }
+                }
+            }
+            if !arms.is_empty() {
+                defaults.push(Stmt::Case { subject: id("fsm_q"), arms, default: Some(vec![]) });
+            }
+            items.push(Item::always_comb(defaults));
+            let mut connections = vec![("clock".to_string(), id("axis_aclk")), ("reset".to_string(), id("rst"))];
+            for (name, _) in inputs.iter().chain(&outputs) {
+                connections.push((name.to_string(), id(p(name))));
+            }
+            items.push(Item::Instance(Instance {
+                module: self.element_module_name(s),
+                name: e,
+                params: vec![],
+                connections,
+            }));
+        }
+        Ok(items)
+    }
+
+    fn element_module_name(&self, s: StateId) -> String {
+        format!("{}_{}", self.d.top_name(), self.elem[&s])
+    }
+
+    fn element_modules(&self) -> Vec<Module> {
+        let f = &self.d.func;
+        f.states
+            .iter()
+            .map(|(s, decl)| {
+                let name = self.element_module_name(s);
+                match &decl.kind {
+                    StateKind::Counter { bits } => hw::counter_module(&name, *bits as u32),
+                    StateKind::Register { ty } => {
+                        let init = self.d.init[s.as_u32() as usize].unwrap_or(BitVec::zero(ty.width()));
+                        hw::register_module(
+                            &name,
+                            ty.width() as u32,
+                            &Literal::from_limbs(ty.width() as u32, init.words().to_vec(), Radix::Hex),
+                        )
+                    }
+                    StateKind::Cam { key, value, size } => {
+                        hw::cam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+                    }
+                    StateKind::Array { ty, size } => hw::array_module(&name, ty.width() as u32, *size as u64),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,319 @@
+//! The scheduler: every operation of the function into a state of a finite-state machine.
+//!
+//! One FSM state is one clock cycle (a [`StateKind::Sum`] state takes several, see there).
+//! The schedule keeps the program order of each block: it groups consecutive operations into
+//! states and never moves an operation across another, so the order of the effects is the
+//! interpreter's by construction. A new state starts before an operation when:
+//!
+//! 1. **an operand is not ready**: a state-element response ([`latency`] 1: `cam.*`,
+//!    `array.*`) or a one's-complement sum is registered, so its users go in a later state;
+//! 2. **a memory port is taken**: each state element has one request port, so at most one
+//!    access to it per state (this also orders a `reg.get` after a `reg.set`);
+//! 3. **the packet was written**: the header window and the length are registers written at
+//!    the end of the state, so a read of them after a write in the same state waits a state;
+//! 4. **the chain is too deep**: combinational logic is chained through the state to at most
+//!    [`CHAIN_LIMIT`] levels of the [`delay`] estimate;
+//! 5. **a sum is next**: a `pkt.sum` or `pkt.window_sum` has its own state, in which the sum
+//!    unit walks the bytes a data-bus word per cycle.
+//!
+//! Every block has at least one state; its terminator is decided in its last state (a state
+//! is added when the branch condition or the returned port is a response not yet ready).
+//! Loops need no rule here: lowering unrolls every constant-bound loop (`lower`), so the CFG
+//! is acyclic and every path through the FSM is bounded ([`Schedule::paths`]).
+
+use crate::ir::{Block, Cfg, Function, Inst, Op, StateId, StateOp, Terminator, Value, ValueDef};
+use core::fmt;
+use std::collections::HashMap;
+
+/// The deepest combinational chain allowed in one state, in [`delay`] units (about one
+/// LUT level each on a 7-series part: 12 levels leave margin at 200 MHz).
+pub const CHAIN_LIMIT: u32 = 12;
+
+/// A state's number: an index into [`Schedule::states`].
+pub type StateNo = usize;
+
+/// What a state does besides its operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateKind {
+    /// One cycle: the operations' logic, registered at the end of the cycle.
+    Plain,
+    /// The one `pkt.sum`/`pkt.window_sum` of the state: one cycle to start and one per
+    /// data-bus word of the summed bytes ([`sum_cycles`]).
+    Sum,
+}
+
+/// One FSM state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsmState {
+    /// The block the operations come from.
+    pub block: Block,
+    /// The operations, in program order.
+    pub insts: Vec<Inst>,
+    /// True in the block's last state: the terminator is decided at its end.
+    pub ends_block: bool,
+    /// Plain or sum.
+    pub kind: StateKind,
+    /// The deepest chain of the state, in [`delay`] units.
+    pub depth: u32,
+}
+
+/// The FSM of a function.
+#[derive(Debug, Clone)]
+pub struct Schedule {
+    /// Every state; the entry block's first state is state 0.
+    pub states: Vec<FsmState>,
+    /// Each block's first state.
+    pub block_start: HashMap<Block, StateNo>,
+    /// The state of each scheduled instruction.
+    pub inst_state: HashMap<Inst, StateNo>,
+}
+
+/// A path through the FSM from the entry to a `return`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Path {
+    /// The blocks, in order.
+    pub blocks: Vec<Block>,
+    /// The states visited, in order.
+    pub states: Vec<StateNo>,
+    /// How the path ends (the `return`'s action, printed).
+    pub verdict: String,
+    /// True when a sum state is on the path (its cycles depend on the packet).
+    pub has_sum: bool,
+}
+
+/// Cycles after a request before an operation's results can be used: 1 for the ops whose
+/// result is registered (block-RAM and CAM responses, sums), 0 for combinational ones
+/// (registers and counters are read directly).
+pub fn latency(op: &Op) -> u32 {
+    match op {
+        Op::State(_, s) => match s {
+            StateOp::CounterGet | StateOp::RegGet => 0,
+            s if s.writes() && result_count(s) == 0 => 0,
+            _ => 1,
+        },
+        Op::OnesSum(..) => 1,
+        _ => 0,
+    }
+}
+
+fn result_count(s: &StateOp) -> usize {
+    match s {
+        StateOp::CounterInc | StateOp::CounterAdd(_) | StateOp::CounterSet(_) | StateOp::RegSet(_) => 0,
+        _ => 1,
+    }
+}
+
+/// An estimate of an op's combinational delay in levels of logic.
+pub fn delay(func: &Function, op: &Op) -> u32 {
+    let is_const = |v: &Value| func.as_const(*v).is_some();
+    match op {
+        Op::Const(_) | Op::Cast(..) | Op::Slice(..) | Op::Concat(..) | Op::Meta(_) | Op::PktLen => 0,
+        Op::Unary(crate::ir::UnaryOp::Not, _) => 0,
+        Op::Unary(crate::ir::UnaryOp::Neg, _) => 3,
+        Op::Binary(b, _, n) if b.is_shift() => {
+            if is_const(n) {
+                0
+            } else {
+                3
+            }
+        }
+        Op::Binary(crate::ir::BinaryOp::Mul, ..) => 6,
+        Op::Binary(crate::ir::BinaryOp::Add | crate::ir::BinaryOp::Sub, ..) => 3,
+        Op::Binary(..) => 1,
+        Op::Cmp(crate::ir::CmpOp::Eq | crate::ir::CmpOp::Ne, ..) => 2,
+        Op::Cmp(..) => 3,
+        Op::Select(..) => 1,
+        Op::PktRead(a, _) | Op::PktWrite(a, _) => {
+            if a.base.is_some() {
+                3
+            } else {
+                0
+            }
+        }
+        Op::PktSetLen(_) => 2,
+        Op::CsumFold(_) => 6,
+        Op::OnesSum(..) => 0,
+        Op::State(..) => 1,
+    }
+}
+
+/// Cycles a sum state takes: one to start, then one per `bus_bytes`-byte word of memory that
+/// holds a byte of `[start, min(end, limit))` (`limit`: the frame's length, or for the window
+/// sum the smaller of it and the window).
+pub fn sum_cycles(start: u64, end: u64, limit: u64, bus_bytes: u64) -> u64 {
+    let hi = end.min(limit);
+    if hi <= start {
+        1
+    } else {
+        1 + ((hi - 1) / bus_bytes - start / bus_bytes + 1)
+    }
+}
+
+/// Does the op touch the packet, and how.
+fn packet_access(op: &Op) -> (bool, bool) {
+    match op {
+        Op::PktRead(..) | Op::PktLen | Op::OnesSum(..) => (true, false),
+        Op::PktWrite(..) | Op::PktSetLen(_) => (false, true),
+        _ => (false, false),
+    }
+}
+
+/// Schedules `func` (which must be verified and acyclic).
+pub fn schedule(func: &Function) -> Schedule {
+    let cfg = Cfg::new(func);
+    let mut s = Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new() };
+    // Entry first, then the other reachable blocks in reverse postorder (a block's states
+    // before its successors': the printed FSM reads top down).
+    for &b in cfg.rpo() {
+        s.schedule_block(func, b);
+    }
+    s
+}
+
+impl Schedule {
+    fn schedule_block(&mut self, func: &Function, block: Block) {
+        let first = self.states.len();
+        self.block_start.insert(block, first);
+        let new_state = |states: &mut Vec<FsmState>, kind| {
+            states.push(FsmState { block, insts: vec![], ends_block: false, kind, depth: 0 });
+            states.len() - 1
+        };
+        let mut cur = new_state(&mut self.states, StateKind::Plain);
+        // Per value defined in this block: (state, the chain depth at its output, latency).
+        let mut defs: HashMap<Value, (StateNo, u32, u32)> = HashMap::new();
+        let mut accessed: Vec<StateId> = vec![];
+        let mut wrote_packet = false;
+        for &inst in &func.blocks[block].insts {
+            let op = &func.insts[inst].op;
+            let (reads_pkt, writes_pkt) = packet_access(op);
+            let is_sum = matches!(op, Op::OnesSum(..));
+            // Earliest state the operands allow, and the chain depth they bring into it.
+            let ready = |defs: &HashMap<Value, (StateNo, u32, u32)>, at: StateNo| -> Option<u32> {
+                let mut depth = 0;
+                for a in op.args() {
+                    if let Some(&(st, d, lat)) = defs.get(&a) {
+                        if st + lat as usize > at {
+                            return None;
+                        }
+                        if st == at {
+                            depth = depth.max(d);
+                        }
+                    }
+                }
+                Some(depth)
+            };
+            let own = delay(func, op);
+            loop {
+                let st = &self.states[cur];
+                let port_taken = matches!(op, Op::State(id, _) if accessed.contains(id));
+                let sum_alone = !st.insts.is_empty() && (st.kind == StateKind::Sum || is_sum);
+                let raw = reads_pkt && wrote_packet;
+                let fits = match ready(&defs, cur) {
+                    Some(d) => !port_taken && !sum_alone && !raw && (d + own <= CHAIN_LIMIT || d == 0),
+                    None => false,
+                };
+                if fits {
+                    break;
+                }
+                cur = new_state(&mut self.states, if is_sum { StateKind::Sum } else { StateKind::Plain });
+                accessed.clear();
+                wrote_packet = false;
+            }
+            if is_sum {
+                self.states[cur].kind = StateKind::Sum;
+            }
+            let depth = ready(&defs, cur).unwrap_or(0) + own;
+            let st = &mut self.states[cur];
+            st.insts.push(inst);
+            st.depth = st.depth.max(depth);
+            self.inst_state.insert(inst, cur);
+            if let Op::State(id, _) = op {
+                accessed.push(*id);
+            }
+            wrote_packet |= writes_pkt;
+            for &r in func.results(inst) {
+                defs.insert(r, (cur, depth, latency(op)));
+            }
+        }
+        // The terminator: its operands must be ready in the last state.
+        let term = func.terminator(block);
+        let needs_more =
+            term.args().iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
+                || self.states[cur].kind == StateKind::Sum && !term.args().is_empty();
+        if needs_more {
+            cur = new_state(&mut self.states, StateKind::Plain);
+        }
+        self.states[cur].ends_block = true;
+        debug_assert!(cur >= first);
+    }
+
+    /// The state a value is defined in (block parameters: their block's first state).
+    pub fn def_state(&self, func: &Function, v: Value) -> Option<StateNo> {
+        match func.values[v].def {
+            ValueDef::Result(i, _) => self.inst_state.get(&i).copied(),
+            ValueDef::Param(b, _) => self.block_start.get(&b).copied(),
+            ValueDef::Detached => None,
+        }
+    }
+
+    /// Every path from the entry to a `return`, in depth-first order (the CFG is acyclic).
+    pub fn paths(&self, func: &Function) -> Vec<Path> {
+        let mut out = vec![];
+        let Some(entry) = func.entry() else { return out };
+        let mut stack = vec![(entry, vec![entry])];
+        while let Some((b, blocks)) = stack.pop() {
+            match func.terminator(b) {
+                Terminator::Return(a) => {
+                    let states: Vec<StateNo> = blocks.iter().flat_map(|b| self.block_states(*b)).collect();
+                    let has_sum = states.iter().any(|s| self.states[*s].kind == StateKind::Sum);
+                    let verdict = crate::ir::print::action_to_string(a);
+                    out.push(Path { blocks, states, verdict, has_sum });
+                }
+                t => {
+                    for s in t.successors().into_iter().rev() {
+                        let mut next = blocks.clone();
+                        next.push(s);
+                        stack.push((s, next));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The states of `block`, in order.
+    pub fn block_states(&self, block: Block) -> std::ops::Range<StateNo> {
+        let start = self.block_start[&block];
+        let mut end = start;
+        while end < self.states.len() && self.states[end].block == block {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// The schedule as text: one line per state with its operations.
+    pub fn display<'a>(&'a self, func: &'a Function) -> impl fmt::Display + 'a {
+        Printed { s: self, func }
+    }
+}
+
+struct Printed<'a> {
+    s: &'a Schedule,
+    func: &'a Function,
+}
+
+impl fmt::Display for Printed<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (n, st) in self.s.states.iter().enumerate() {
+            let kind = if st.kind == StateKind::Sum { " (sum unit)" } else { "" };
+            writeln!(f, "state {n}: {} depth {}{kind}", st.block, st.depth)?;
+            for &i in &st.insts {
+                writeln!(f, "    {}", crate::ir::print::inst_to_string(self.func, i))?;
+            }
+            if st.ends_block {
+                writeln!(f, "    {}", crate::ir::print::terminator_to_string(self.func.terminator(st.block)))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,201 @@
+//! The back end on both NFs, from their unmodified source: the schedule (golden), the cycle
+//! model stepped through the rust-hdl block's `update()` against the CPU target on
+//! proptest-generated traffic (malformed frames included, with `tvalid` gaps and
+//! `m_axis_tready` back-pressure), bounded cycles per packet, and the generated Verilog through
+//! `verilator --lint-only` and yosys `synth_xilinx`.
+
+mod common;
+
+use common::Rng;
+use emu_core::{check_frame, Config, Meta, NetworkFunction, NfDescriptor, Packet, Verdict};
+use emu_hls::backend::model::{Driver, Outcome, Pacing};
+use emu_hls::backend::top::{Sume256, Sume64};
+use emu_hls::backend::{report, rtl, Design, HwConfig};
+use proptest::prelude::*;
+
+fn design(desc: &NfDescriptor, width: usize) -> Design {
+    let func = emu_hls::compile(desc.hls_source.expect("an #[emu::nf] module"), desc.window).unwrap();
+    let mut config = HwConfig::new(width);
+    config.ports = desc.ports;
+    let nf_config = Config::new();
+    config.registers = (desc.registers)(&nf_config).unwrap().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    Design::new(func, config).unwrap()
+}
+
+/// What the CPU target does with a frame: the runner's ingress checks, the NF, the verdict.
+fn cpu(nf: &mut dyn NetworkFunction, window: usize, frame: &[u8], in_port: u8) -> Outcome {
+    if let Err(r) = check_frame(frame, 1518) {
+        return Outcome::Dropped(r);
+    }
+    let mut f = frame.to_vec();
+    let meta = Meta { in_port, len: f.len() as u16, timestamp: 0 };
+    let action = nf.process(&mut Packet::new(&mut f, window), &meta);
+    match action.resolve(in_port, 4) {
+        Verdict::Drop(r) => Outcome::Dropped(r),
+        Verdict::Send(m) => Outcome::Sent(m.0, f),
+    }
+}
+
+/// Frames for `desc` from a seed: the NF's own traffic generator (valid and damaged frames),
+/// random bytes, empty, runt and oversize frames.
+fn frames(desc: &NfDescriptor, seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
+    let mut rng = Rng(seed | 1);
+    let mut homes = [0u8; 24];
+    (0..n)
+        .map(|_| match rng.below(20) {
+            0 => {
+                let n = rng.below(80) as usize;
+                (rng.bytes(n), rng.below(4) as u8)
+            }
+            1 => {
+                let n = 1519 + rng.below(600) as usize;
+                (rng.bytes(n), rng.below(4) as u8)
+            }
+            _ if desc.name == "learning-switch" => common::switch::traffic(&mut rng, &mut homes),
+            _ => (common::echo::traffic(&mut rng), rng.below(4) as u8),
+        })
+        .collect()
+}
+
+fn cpu_nf(desc: &NfDescriptor) -> Box<dyn NetworkFunction> {
+    (desc.build)(&Config::new()).unwrap()
+}
+
+fn check_against_cpu(desc: &NfDescriptor, width: usize, seed: u64, n: usize, pacing: Pacing) {
+    let d = design(desc, width);
+    let input = frames(desc, seed, n);
+    let mut nf = cpu_nf(desc);
+    let want: Vec<Outcome> = input.iter().map(|(f, p)| cpu(nf.as_mut(), desc.window, f, *p)).collect();
+    let got = if width == 64 {
+        Driver::new(Sume64::new(&d).unwrap(), 8, pacing).run(&input)
+    } else {
+        Driver::new(Sume256::new(&d).unwrap(), 32, pacing).run(&input)
+    }
+    .unwrap_or_else(|h| panic!("{}: the hardware hung: {h:?}", desc.name));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g,
+            w,
+            "{} at {width} bits, seed {seed:#x}, frame {i} ({}, port {})",
+            desc.name,
+            common::hex(&input[i].0),
+            input[i].1
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// 24 cases × 50 frames = 1200 frames per NF, each case at a random width and pacing.
+    #[test]
+    fn the_learning_switch_hardware_matches_the_cpu(seed in any::<u64>(), wide in any::<bool>(),
+            valid in 20u32..=100, ready in 20u32..=100) {
+        let pacing = Pacing { valid_percent: valid, ready_percent: ready, seed };
+        check_against_cpu(&learning_switch::DESCRIPTOR, if wide { 256 } else { 64 }, seed, 50, pacing);
+    }
+
+    #[test]
+    fn the_icmp_echo_hardware_matches_the_cpu(seed in any::<u64>(), wide in any::<bool>(),
+            valid in 20u32..=100, ready in 20u32..=100) {
+        let pacing = Pacing { valid_percent: valid, ready_percent: ready, seed };
+        check_against_cpu(&icmp_echo::DESCRIPTOR, if wide { 256 } else { 64 }, seed, 50, pacing);
+    }
+}
+
+/// Back-to-back minimum-size frames take exactly the cycles the report gives for their path,
+/// and frames with gaps and back-pressure all come out, each in a bounded number of cycles.
+#[test]
+fn cycles_per_packet_are_bounded_and_as_reported() {
+    let desc = &learning_switch::DESCRIPTOR;
+    for width in [64, 256] {
+        let d = design(desc, width);
+        // Broadcast frames from one host: every one takes the learn-then-flood path.
+        let mut f = vec![0xff; 6];
+        f.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x88, 0xb5]);
+        f.resize(60, 0);
+        let n = 200;
+        let input = vec![(f, 1u8); n];
+        let mut driver = Driver::model(&d, Pacing::FULL);
+        driver.hang_limit = 64;
+        let out = driver.run(&input).unwrap();
+        assert!(out.iter().all(|o| matches!(o, Outcome::Sent(0b1101, _))));
+        let paths = d.sched.paths(&d.func);
+        let learns = |p: &&emu_hls::sched::Path| {
+            p.states.iter().any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
+        };
+        let flood = paths
+            .iter()
+            .filter(|p| p.verdict == "flood")
+            .filter(learns)
+            .min_by_key(|p| p.states.len())
+            .expect("the learn-and-flood path");
+        let per_packet = report::path_cycles(&d, &flood.states, 60);
+        // The last frame's final beat is the end of the run.
+        assert_eq!(driver.cycles, n as u64 * per_packet, "{width} bits: {per_packet} cycles per packet");
+        let text = report::report(&d);
+        assert!(text.contains(&format!("| {per_packet} |")), "the report states {per_packet}:\n{text}");
+
+        // Gaps and back-pressure: every frame comes out, and none waits long.
+        for (valid, ready) in [(30, 100), (100, 30), (25, 25)] {
+            let mut driver = Driver::model(&d, Pacing { valid_percent: valid, ready_percent: ready, seed: 9 });
+            driver.hang_limit = 200;
+            let mixed = frames(desc, 77, 300);
+            let out = driver.run(&mixed).unwrap_or_else(|h| panic!("hung at {valid}/{ready}: {h:?}"));
+            assert_eq!(out.len(), 300);
+        }
+    }
+}
+
+#[test]
+fn schedules_are_as_golden() {
+    for desc in [&learning_switch::DESCRIPTOR, &icmp_echo::DESCRIPTOR] {
+        let d = design(desc, 256);
+        let text = d.sched.display(&d.func).to_string();
+        let path = format!("{}/tests/golden/sched/{}.txt", env!("CARGO_MANIFEST_DIR"), d.func.name);
+        if std::env::var_os("EMU_BLESS").is_some() {
+            std::fs::create_dir_all(std::path::Path::new(&path).parent().unwrap()).unwrap();
+            std::fs::write(&path, &text).unwrap();
+        }
+        let golden = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(text, golden, "rerun with EMU_BLESS=1 to accept the new schedule");
+    }
+}
+
+/// The whole design, both NFs, both widths: Verilator's lint (the WIDTH class silenced) and
+/// yosys synthesis for the SUME part.
+#[test]
+fn generated_verilog_lints_and_synthesizes() {
+    use emu_hls::hw::tools;
+    let mut jobs = vec![];
+    for desc in [&learning_switch::DESCRIPTOR, &icmp_echo::DESCRIPTOR] {
+        for width in [64, 256] {
+            jobs.push((desc, width));
+        }
+    }
+    let results: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|(desc, width)| {
+                s.spawn(move || {
+                    let d = design(desc, *width);
+                    let v = rtl::verilog(&d).unwrap();
+                    let top = d.top_name();
+                    tools::verilator_lint_design(&v, &top, true)
+                        .unwrap_or_else(|e| panic!("{} at {width}: {e}", desc.name));
+                    let stats =
+                        tools::yosys_synth_xilinx(&v, &top).unwrap_or_else(|e| panic!("{} at {width}: {e}", desc.name));
+                    format!(
+                        "{} {width}: {} LUT, {} FF, {} RAMB",
+                        desc.name,
+                        stats.count("LUT"),
+                        stats.count("FD"),
+                        stats.count("RAMB")
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    eprintln!("{}", results.join("\n"));
+}
