@@ -1,5 +1,6 @@
-//! The back end on both NFs, from their unmodified source: the schedule (golden), the cycle
-//! model stepped through the rust-hdl block's `update()` against the CPU target on
+//! The back end on both NFs, from their unmodified source: the schedule (golden), the IR
+//! interpreter and the cycle model stepped through the rust-hdl block's `update()` against
+//! the CPU target on
 //! proptest-generated traffic (malformed frames included, with `tvalid` gaps and
 //! `m_axis_tready` back-pressure), bounded cycles per packet, and the generated Verilog through
 //! `verilator --lint-only` and yosys `synth_xilinx`.
@@ -61,11 +62,41 @@ fn cpu_nf(desc: &NfDescriptor) -> Box<dyn NetworkFunction> {
     (desc.build)(&Config::new()).unwrap()
 }
 
+/// The IR interpreter as an NF, its configuration registers loaded as the hardware's.
+struct Interp {
+    func: emu_hls::ir::Function,
+    state: emu_hls::interp::State,
+}
+
+impl NetworkFunction for Interp {
+    fn process(&mut self, pkt: &mut Packet<'_>, meta: &Meta) -> emu_core::Action {
+        emu_hls::interp::run(&self.func, &mut self.state, pkt, meta).expect("the interpreter runs the NF")
+    }
+}
+
+fn interp_nf(d: &Design) -> Interp {
+    let mut state = emu_hls::interp::State::new(&d.func);
+    for (name, v) in &d.config.registers {
+        let id = d.func.state_by_name(name).unwrap();
+        let width = match &d.func.states[id].kind {
+            emu_hls::ir::StateKind::Register { ty } => ty.width(),
+            k => panic!("{name} is {k}"),
+        };
+        state.set_register(name, emu_hls::ir::BitVec::new(width, *v)).unwrap();
+    }
+    Interp { func: d.func.clone(), state }
+}
+
 fn check_against_cpu(desc: &NfDescriptor, width: usize, seed: u64, n: usize, pacing: Pacing) {
     let d = design(desc, width);
     let input = frames(desc, seed, n);
     let mut nf = cpu_nf(desc);
     let want: Vec<Outcome> = input.iter().map(|(f, p)| cpu(nf.as_mut(), desc.window, f, *p)).collect();
+    // The untimed IR interpreter first: the same outcomes, frame for frame.
+    let mut ir = interp_nf(&d);
+    for (i, (f, p)) in input.iter().enumerate() {
+        assert_eq!(cpu(&mut ir, desc.window, f, *p), want[i], "{}: ir tier, seed {seed:#x}, frame {i}", desc.name);
+    }
     let got = if width == 64 {
         Driver::new(Sume64::new(&d).unwrap(), 8, pacing).run(&input)
     } else {
@@ -198,4 +229,17 @@ fn generated_verilog_lints_and_synthesizes() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     eprintln!("{}", results.join("\n"));
+}
+
+/// rust-hdl's `generate_verilog` on the SUME block gives the whole design: a `top` module
+/// around the NF's, which Verilator accepts.
+#[test]
+fn rust_hdl_generates_the_whole_design() {
+    let d = design(&learning_switch::DESCRIPTOR, 256);
+    let mut top = Sume256::new(&d).unwrap();
+    rust_hdl::prelude::Block::connect_all(&mut top);
+    let v = rust_hdl::prelude::generate_verilog(&top);
+    assert!(v.contains("module top"), "{v}");
+    assert!(v.contains("module emu_learning_switch"));
+    emu_hls::hw::tools::verilator_lint_design(&v, "top", true).unwrap();
 }
