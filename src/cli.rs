@@ -14,6 +14,7 @@ Examples:
   emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
   emu run learning-switch --iface veth0,veth1,veth2
   emu sim learning-switch --target cpu,ir --in examples/mixed.pcapng --out sim-out/
+  emu hls learning-switch -o hw/
   emu new my-nf
   sudo emu mininet learning-switch --topo linear,3 --run experiment.txt";
 
@@ -42,6 +43,65 @@ enum Verb {
     /// Run an NF as the switches of a Mininet network, with a scripted experiment or the CLI
     #[command(after_help = MININET_EXAMPLES)]
     Mininet(MininetArgs),
+    /// Compile an NF into Verilog for NetFPGA SUME, with a report and a symbol table
+    #[command(after_help = HLS_EXAMPLES)]
+    Hls(HlsArgs),
+}
+
+const HLS_EXAMPLES: &str = "\
+NF is a name from `emu list`, or a .rs file holding an `#[emu::nf(ports = N, window = BYTES)]
+mod name { … }` (ports 4 and window 64 when the attribute leaves them out). The module must
+keep to the synthesizable subset (docs/hls-subset.md). A registered NF's options are given as
+for `emu run` (`--ip 10.0.0.1` after the NF's name, or `-p ip=10.0.0.1`); they become the
+reset values of its configuration registers.
+
+Writes, creating DIR if needed:
+  DIR/verilog/<module>.v   one file per module: the NF's (emu_<name>: ingress, FSM, egress,
+                           the SUME AXI-Stream interface) and one per state element
+  DIR/report.md            the FSM, cycles per packet by path, memories, a resource estimate
+  DIR/symbols.json         the state elements: kinds, widths, debug addresses
+
+Examples:
+  emu hls learning-switch -o hw/learning-switch
+  emu hls icmp-echo --ip 10.0.0.1 --width 64 -o hw/icmp-echo
+  emu hls icmp-echo -p ip=10.0.0.1 -p mac=02:00:00:00:00:01 -o hw/icmp-echo
+  emu hls my_nf.rs --max-frame 9018 -o hw/my-nf";
+
+#[derive(Args)]
+pub(crate) struct HlsArgs {
+    /// The NF: a name (`emu list` shows them) or a .rs file holding an #[emu::nf] module
+    #[arg(value_name = "NF|FILE.rs")]
+    pub nf: String,
+    /// Output directory (created if missing)
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Width of the AXI-Stream data path in bits: 64 or 256
+    #[arg(long, value_name = "BITS", default_value_t = 256, value_parser = parse_width)]
+    pub width: usize,
+    /// Largest frame in bytes (the packet buffer's size); longer frames are dropped as `oversize`
+    #[arg(long, value_name = "BYTES", default_value_t = emu::DEFAULT_MAX_FRAME)]
+    pub max_frame: usize,
+    /// An NF option, the same as `--NAME VALUE`; repeat for several
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, String)>,
+    /// The module to compile when the file holds several #[emu::nf] modules
+    #[arg(long, value_name = "NAME")]
+    pub module: Option<String>,
+}
+
+fn parse_width(s: &str) -> Result<usize, String> {
+    match s {
+        "64" => Ok(64),
+        "256" => Ok(256),
+        _ => Err("the SUME data path is 64 or 256 bits wide: give --width 64 or --width 256".into()),
+    }
+}
+
+fn parse_param(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
+        _ => Err("write an NF option as NAME=VALUE, e.g. -p ip=10.0.0.1".into()),
+    }
 }
 
 const MININET_EXAMPLES: &str = "\
@@ -207,9 +267,9 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
     let argv: Vec<String> = std::env::args().collect();
     let mut cmd = Cli::command();
     // An NF's own options exist only once we know which NF: find its name among the words
-    // after `run` or `sim`.
+    // after the verb.
     let verb = argv.get(1).map(String::as_str).unwrap_or("");
-    let nf = if verb == "run" || verb == "sim" || verb == "mininet" {
+    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls") {
         argv.iter().skip(2).find_map(|a| registry.find(a).ok()).copied()
     } else {
         None
@@ -241,6 +301,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
             let config = nf_config(d, sub.expect("mininet has matches"));
             commands::mininet::run(d, &config, &a)
         }),
+        Verb::Hls(a) => commands::hls::run(&registry, &a, |d| nf_config(d, sub.expect("hls has matches"))),
     };
     match result {
         Ok(code) => code,
