@@ -243,3 +243,14 @@ fn rust_hdl_generates_the_whole_design() {
     assert!(v.contains("module emu_learning_switch"));
     emu_hls::hw::tools::verilator_lint_design(&v, "top", true).unwrap();
 }
+
+/// The same design gives the same Verilog every time (golden files and build caches rely on it).
+#[test]
+fn verilog_is_reproducible() {
+    for desc in [&learning_switch::DESCRIPTOR, &icmp_echo::DESCRIPTOR] {
+        let first = rtl::verilog(&design(desc, 256)).unwrap();
+        for _ in 0..5 {
+            assert_eq!(rtl::verilog(&design(desc, 256)).unwrap(), first, "{}", desc.name);
+        }
+    }
+}

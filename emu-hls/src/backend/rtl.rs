@@ -705,7 +705,9 @@ impl<'a> Gen<'a> {
             id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
             vec![Stmt::blocking(id("rd_addr"), next_beat)],
         ));
-        for &n in per_state.keys() {
+        let mut sum_states: Vec<StateNo> = per_state.keys().copied().collect();
+        sum_states.sort_unstable(); // the same Verilog on every run
+        for n in sum_states {
             rd.push(Stmt::if_(
                 id("fsm_q").equals(self.codes.nf(n)),
                 vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
