@@ -37,7 +37,7 @@ enum Verb {
     /// Run an NF on the CPU, over pcap files or live on network interfaces
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
-    /// Run an NF through simulator tiers (cpu, ir) on the same traffic and diff them
+    /// Run an NF through simulator tiers (cpu, ir, cycle) on the same traffic and diff them
     #[command(after_help = SIM_EXAMPLES)]
     Sim(SimArgs),
     /// Run an NF as the switches of a Mininet network, with a scripted experiment or the CLI
@@ -168,15 +168,18 @@ Examples:
   emu run learning-switch --iface veth0,veth1 --drops drops.jsonl";
 
 const SIM_EXAMPLES: &str = "\
-Tiers: cpu (native; the reference) and ir (the NF's #[emu::nf] source through the HLS front
-end and lowering, run by the IR interpreter). The cycle and verilator tiers arrive with the
-HLS back end; asking for one now says so. Each tier writes DIR/<tier>/port<N>.pcap; with two
-or more tiers, every tier is compared with the first, per port and per frame, and the first
-difference is named by header field. The exit status is 1 when tiers disagree.
+Tiers: cpu (native; the reference), ir (the NF's #[emu::nf] source through the HLS front end
+and lowering, run by the IR interpreter) and cycle (the generated hardware's cycle-accurate
+model, fed frame by frame through its SUME stream ports). Each tier writes
+DIR/<tier>/port<N>.pcap and DIR/<tier>/drops.jsonl; with two or more tiers, every tier is
+compared with the first, per port and per frame, and the first difference is named by header
+field. The exit status is 1 when tiers disagree. Hardware tiers also print latency (cycles,
+and ns at --clock-mhz), the cycles per frame and the throughput against 4x10G.
 
 Examples:
-  emu sim learning-switch --target cpu,ir --in examples/mixed.pcapng --out sim-out/
-  emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/";
+  emu sim learning-switch --target cpu,ir,cycle --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,cycle --width 64 --clock-mhz 156.25 --in examples/mixed.pcapng --out sim-out/
+  emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json";
 
 #[derive(Args)]
 pub(crate) struct NewArgs {
@@ -232,9 +235,16 @@ pub(crate) struct SimArgs {
     /// Tiers to run, comma-separated: cpu, ir, cycle, verilator
     #[arg(long, value_delimiter = ',', default_value = "cpu")]
     pub target: Vec<String>,
+    /// Data width of the hardware tiers' stream ports, in bits: 64 or 256
+    #[arg(long, default_value_t = 256, value_parser = parse_width)]
+    pub width: usize,
+    /// Clock of the hardware tiers, for latencies in ns and throughput
+    #[arg(long, default_value_t = 200.0, value_name = "MHZ")]
+    pub clock_mhz: f64,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }
+
 
 /// Adds `--NAME VALUE` for every run-time option of `desc` to a verb.
 fn with_nf_params(mut cmd: clap::Command, desc: &NfDescriptor) -> clap::Command {

@@ -330,7 +330,7 @@ fn list_and_help() {
 }
 
 #[test]
-fn sim_cpu_and_ir_tiers_agree_on_both_nfs() {
+fn sim_cpu_ir_and_cycle_tiers_agree_on_both_nfs() {
     let d = Dir::new();
     // The example traffic plus malformed and addressed frames, for both NFs.
     let me = Ipv4Addr::new(10, 0, 0, 1);
@@ -339,14 +339,17 @@ fn sim_cpu_and_ir_tiers_agree_on_both_nfs() {
     bad[n - 1] ^= 0x55;
     write_pcap(&d.p("extra.pcap"), &[(1, echo_request(me, 1)), (2, bad), (3, vec![0xff; 10]), (4, frame(Mac::BROADCAST, 7, 7))]);
     for (nf, opts) in [("learning-switch", vec![]), ("icmp-echo", vec!["--ip", "10.0.0.1"])] {
-        for input in [example(), format!("1={}", d.s("extra.pcap"))] {
+        for (input, width) in [(example(), "256"), (format!("1={}", d.s("extra.pcap")), "64")] {
             let out_dir = d.s(&format!("sim-{nf}"));
-            let mut args = vec!["sim", nf, "--target", "cpu,ir", "--in", input.as_str(), "--out", out_dir.as_str()];
+            let mut args = vec!["sim", nf, "--target", "cpu,ir,cycle", "--width", width, "--in", input.as_str()];
+            args.extend(["--out", out_dir.as_str()]);
             args.extend(opts.iter().copied());
             let out = emu(&args);
             let stdout = text(&out.stdout);
             assert!(out.status.success(), "{nf} on {input}: {stdout}\n{}", text(&out.stderr));
             assert!(stdout.contains("cpu and ir agree"), "{stdout}");
+            assert!(stdout.contains("cpu and cycle agree"), "{stdout}");
+            assert!(stdout.contains("tier cycle:") && stdout.contains("latency    min"), "{stdout}");
         }
     }
 }

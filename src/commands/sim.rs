@@ -4,8 +4,37 @@ use super::run::{build, run_pcaps_with};
 use crate::cli::SimArgs;
 use emu::{Config, NetworkFunction, NfDescriptor};
 use emu_cpu::{CaptureReader, InputSpec};
+use emu_hls::backend::Design;
+use emu_sim::hw_tier::{HwNf, Report};
 use emu_sim::{diff, ir_tier::IrNf, Tier};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// A hardware tier the runner drives while `emu sim` keeps a handle for its report.
+struct Shared(Arc<Mutex<HwNf>>);
+
+impl NetworkFunction for Shared {
+    fn process(&mut self, pkt: &mut emu::Packet<'_>, meta: &emu::Meta) -> emu::Action {
+        self.0.lock().expect("the hardware tier").process(pkt, meta)
+    }
+
+    fn process_frame(&mut self, frame: &mut Vec<u8>, window: usize, meta: &emu::Meta) -> emu::Action {
+        self.0.lock().expect("the hardware tier").process_frame(frame, window, meta)
+    }
+}
+
+/// The mean size of the input frames, for the throughput in bits per second.
+fn mean_frame_bytes(p: &crate::cli::PcapArgs) -> Result<f64, String> {
+    let (mut n, mut bytes) = (0usize, 0usize);
+    for spec in &p.inputs {
+        let mut reader = CaptureReader::open(spec).map_err(|e| e.to_string())?;
+        while let Some(f) = reader.next_frame().map_err(|e| e.to_string())? {
+            n += 1;
+            bytes += f.data.len();
+        }
+    }
+    Ok(if n == 0 { 0.0 } else { bytes as f64 / n as f64 })
+}
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
@@ -24,10 +53,17 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     let out = a.pcap.out.as_deref().ok_or("--out DIR is required: each tier writes DIR/<tier>/port<N>.pcap")?;
     // Build every tier before running any, so a tier that cannot be built fails fast.
     let mut nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)> = Vec::new();
+    let mut hardware: Vec<(Tier, Arc<Mutex<HwNf>>)> = Vec::new();
     for &tier in &tiers {
         let nf: Box<dyn NetworkFunction + Send> = match tier {
             Tier::Cpu => build(desc, config)?,
             Tier::Ir => Box::new(IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?),
+            Tier::Cycle => {
+                let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame).map_err(|e| format!("tier cycle: {e}"))?;
+                let hw = Arc::new(Mutex::new(HwNf::cycle(&design)));
+                hardware.push((tier, hw.clone()));
+                Box::new(Shared(hw))
+            }
             other => unreachable!("tier {} passed the availability check", other.name()),
         };
         nfs.push((tier, nf));
@@ -36,6 +72,19 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     for (tier, nf) in nfs {
         println!("--- tier {tier}");
         code = code.max(run_pcaps_with(desc, nf, &a.pcap, &out.join(tier.name()))?);
+    }
+    for (tier, hw) in &hardware {
+        let hw = hw.lock().map_err(|_| "a hardware tier panicked")?;
+        if let Some(e) = &hw.error {
+            println!("tier {tier}: {e}");
+            code = code.max(1);
+        }
+        let mean = mean_frame_bytes(&a.pcap)?;
+        match Report::of(&hw, mean, a.clock_mhz) {
+            Some(r) if a.pcap.json => println!("{}", r.json(tier.name())),
+            Some(r) => print!("{}", r.table(tier.name())),
+            None => println!("tier {tier}: no frames reached the hardware"),
+        }
     }
     if tiers.len() > 1 {
         let ports = a.pcap.ports.unwrap_or(desc.ports);

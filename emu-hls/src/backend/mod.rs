@@ -125,6 +125,30 @@ impl Design {
         Ok(Design { func, sched, config, init })
     }
 
+    /// The design of a registered NF (its `HLS_SOURCE`) under `config`, for a bus of
+    /// `width_bits` and frames up to `max_frame` bytes: compiled, scheduled, configuration
+    /// registers loaded.
+    pub fn from_descriptor(
+        desc: &emu_core::NfDescriptor,
+        config: &emu_core::Config,
+        width_bits: usize,
+        max_frame: usize,
+    ) -> Result<Design, String> {
+        let source = desc
+            .hls_source
+            .ok_or_else(|| format!("{} is not an #[emu::nf] module, so it has no hardware", desc.name))?;
+        let func = crate::compile(source, desc.window)?;
+        let mut hw = HwConfig::new(width_bits);
+        hw.ports = desc.ports;
+        hw.max_frame = max_frame;
+        hw.registers = (desc.registers)(config)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
+        Design::new(func, hw)
+    }
+
     /// The Verilog name of the NF's module (`emu_learning_switch`).
     pub fn top_name(&self) -> String {
         format!("emu_{}", self.func.name)

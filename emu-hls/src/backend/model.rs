@@ -325,6 +325,9 @@ pub struct Driver<H: Clocked> {
     rng: u64,
     /// Clock edges so far.
     pub cycles: u64,
+    /// Per frame finished, in order: cycles from its first beat taken to its last beat sent
+    /// (or to its drop).
+    pub latencies: Vec<u64>,
     /// Cycles with no beat moved and no drop before the run is declared hung.
     pub hang_limit: u64,
 }
@@ -349,7 +352,7 @@ impl<H: Clocked> Driver<H> {
     /// A driver over `hw`, whose bus is `bus_bytes` wide, after a reset cycle (not counted).
     pub fn new(mut hw: H, bus_bytes: usize, pacing: Pacing) -> Driver<H> {
         hw.reset();
-        Driver { hw, bus_bytes, pacing, rng: pacing.seed | 1, cycles: 0, hang_limit: 100_000 }
+        Driver { hw, bus_bytes, pacing, rng: pacing.seed | 1, cycles: 0, latencies: vec![], hang_limit: 100_000 }
     }
 
     fn chance(&mut self, percent: u32) -> bool {
@@ -364,7 +367,12 @@ impl<H: Clocked> Driver<H> {
     /// Feeds `frames` (bytes, input port) and runs until every one has an outcome.
     pub fn run(&mut self, frames: &[(Vec<u8>, u8)]) -> Result<Vec<Outcome>, Hang> {
         let bus = self.bus_bytes;
-        let mut input: std::collections::VecDeque<Beat> = frames.iter().flat_map(|(f, p)| beats(f, *p, bus)).collect();
+        // Each beat with whether it starts its frame.
+        let mut input: std::collections::VecDeque<(Beat, bool)> = frames
+            .iter()
+            .flat_map(|(f, p)| beats(f, *p, bus).into_iter().enumerate().map(|(i, b)| (b, i == 0)))
+            .collect();
+        let mut started: std::collections::VecDeque<u64> = Default::default();
         let mut out = Vec::with_capacity(frames.len());
         let mut partial: Vec<u8> = vec![];
         let mut last_progress = self.cycles;
@@ -372,9 +380,10 @@ impl<H: Clocked> Driver<H> {
             let o = self.hw.outputs();
             let valid = !input.is_empty() && self.chance(self.pacing.valid_percent);
             let ready = self.chance(self.pacing.ready_percent);
-            let s_axis = if valid { input.front().cloned() } else { None };
+            let s_axis = if valid { input.front().map(|(b, _)| b.clone()) } else { None };
             if let Some(reason) = o.drop {
                 out.push(Outcome::Dropped(reason));
+                self.latencies.push(self.cycles - started.pop_front().unwrap_or(self.cycles));
                 last_progress = self.cycles;
             }
             if let (Some(beat), true) = (&o.m_axis, ready) {
@@ -387,11 +396,14 @@ impl<H: Clocked> Driver<H> {
                     let dst = (beat.tuser >> 24) as u8;
                     let mask = (0..4).filter(|k| dst & (1 << (2 * k)) != 0).fold(0u32, |m, k| m | (1 << k));
                     out.push(Outcome::Sent(mask, std::mem::take(&mut partial)));
+                    self.latencies.push(self.cycles + 1 - started.pop_front().unwrap_or(self.cycles));
                 }
                 last_progress = self.cycles;
             }
             if s_axis.is_some() && o.s_axis_tready {
-                input.pop_front();
+                if let Some((_, true)) = input.pop_front() {
+                    started.push_back(self.cycles);
+                }
                 last_progress = self.cycles;
             }
             self.hw.clock(&Inputs { s_axis, m_axis_tready: ready });

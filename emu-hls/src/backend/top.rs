@@ -18,6 +18,18 @@ pub trait Clocked {
     fn reset(&mut self);
 }
 
+impl<T: Clocked + ?Sized> Clocked for Box<T> {
+    fn outputs(&self) -> Outputs {
+        (**self).outputs()
+    }
+    fn clock(&mut self, inputs: &Inputs) {
+        (**self).clock(inputs)
+    }
+    fn reset(&mut self) {
+        (**self).reset()
+    }
+}
+
 impl Clocked for CycleModel {
     fn outputs(&self) -> Outputs {
         CycleModel::outputs(self)

@@ -13,6 +13,15 @@ pub trait NetworkFunction {
     /// Decides what happens to `pkt`, which came in as `meta` describes. The NF may edit the
     /// packet's window, shorten it, or rewrite it into a reply.
     fn process(&mut self, pkt: &mut Packet<'_>, meta: &Meta) -> Action;
+
+    /// What the runner calls: the whole frame, with `window` bytes of it visible to
+    /// [`process`](NetworkFunction::process) (this default). Simulator tiers that run the NF
+    /// as hardware override it, since the hardware receives the whole frame off the wire;
+    /// NF authors write `process`.
+    #[inline]
+    fn process_frame(&mut self, frame: &mut Vec<u8>, window: usize, meta: &Meta) -> Action {
+        self.process(&mut Packet::new(frame, window), meta)
+    }
 }
 
 /// A run-time option of an NF, given on the command line as `--NAME VALUE`.

@@ -3,7 +3,7 @@
 use crate::device::{Device, Frame};
 use crate::error::{Error, ErrorKind, Result};
 use crate::stats::Stats;
-use emu::{check_frame, DropReason, Meta, NetworkFunction, Packet, Port, Timestamp, Verdict};
+use emu::{check_frame, DropReason, Meta, NetworkFunction, Port, Timestamp, Verdict};
 use serde::Serialize;
 use std::io::Write;
 
@@ -120,7 +120,7 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
             return Verdict::Drop(reason);
         }
         let meta = Meta { in_port: frame.port, len: frame.data.len() as u16, timestamp: frame.timestamp };
-        let action = self.nf.process(&mut Packet::new(&mut frame.data, self.window), &meta);
+        let action = self.nf.process_frame(&mut frame.data, self.window, &meta);
         action.resolve(frame.port, self.ports)
     }
 

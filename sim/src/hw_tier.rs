@@ -1,0 +1,146 @@
+//! The hardware tiers (`cycle`, and `verilator` when its model is built): the NF's generated
+//! hardware driven beat by beat through the NetFPGA SUME stream ports, wrapped as a
+//! [`NetworkFunction`] so the CPU target's runner, devices and drop records drive it like the
+//! other tiers. The runner hands it the whole frame ([`NetworkFunction::process_frame`]); what
+//! comes out of the hardware (ports, bytes, drop reason) becomes the verdict, and each frame's
+//! latency in cycles is kept for the report.
+
+use emu_core::{Action, Meta, NetworkFunction, Packet, PortMask};
+use emu_hls::backend::model::{CycleModel, Driver, Outcome, Pacing};
+use emu_hls::backend::top::Clocked;
+use emu_hls::backend::Design;
+
+/// An NF as hardware.
+pub struct HwNf {
+    driver: Driver<Box<dyn Clocked + Send>>,
+    /// Why the hardware could not give a verdict for some frame (a hang), first one.
+    pub error: Option<String>,
+}
+
+impl HwNf {
+    /// The cycle tier: the cycle-accurate model of `design`.
+    pub fn cycle(design: &Design) -> HwNf {
+        HwNf::new(Box::new(CycleModel::new(design)), design.config.bus_bytes)
+    }
+
+    /// Any clocked hardware with a bus of `bus_bytes`, fed back to back and never stalled.
+    pub fn new(hw: Box<dyn Clocked + Send>, bus_bytes: usize) -> HwNf {
+        HwNf { driver: Driver::new(hw, bus_bytes, Pacing::FULL), error: None }
+    }
+
+    /// Each frame's cycles from its first beat in to its last beat out (or its drop).
+    pub fn latencies(&self) -> &[u64] {
+        &self.driver.latencies
+    }
+
+    /// Clock cycles run so far.
+    pub fn cycles(&self) -> u64 {
+        self.driver.cycles
+    }
+
+    fn run(&mut self, frame: &mut Vec<u8>, in_port: u8) -> Action {
+        // On a drop the frame stays as it came in (the hardware reports only the reason).
+        match self.driver.run(&[(frame.clone(), in_port)]) {
+            Ok(mut out) => match out.pop() {
+                Some(Outcome::Sent(mask, bytes)) => {
+                    *frame = bytes;
+                    Action::Multicast(PortMask(mask))
+                }
+                Some(Outcome::Dropped(reason)) => Action::Drop(reason),
+                None => unreachable!("the driver returns one outcome per frame"),
+            },
+            Err(hang) => {
+                let e = format!("the hardware hung (no progress since cycle {})", hang.last_progress);
+                self.error.get_or_insert(e);
+                Action::Drop(emu_core::DropReason::Malformed)
+            }
+        }
+    }
+}
+
+impl NetworkFunction for HwNf {
+    /// Only the window is visible here, so the hardware gets the window's bytes; runners call
+    /// [`process_frame`](NetworkFunction::process_frame) with the whole frame.
+    fn process(&mut self, pkt: &mut Packet<'_>, meta: &Meta) -> Action {
+        let mut frame = pkt.window().to_vec();
+        let action = self.run(&mut frame, meta.in_port);
+        pkt.set_len(frame.len());
+        for (i, b) in frame.iter().enumerate() {
+            pkt.set_byte(i, *b);
+        }
+        action
+    }
+
+    fn process_frame(&mut self, frame: &mut Vec<u8>, _window: usize, meta: &Meta) -> Action {
+        self.run(frame, meta.in_port)
+    }
+}
+
+/// Latency and throughput figures of a hardware tier's run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Frames that went through.
+    pub frames: usize,
+    /// Smallest, median and largest latency in cycles.
+    pub latency_cycles: (u64, u64, u64),
+    /// Mean cycles per frame: the initiation interval, one packet being in flight at a time.
+    pub cycles_per_frame: f64,
+    /// The clock the figures in time assume.
+    pub clock_mhz: f64,
+    /// Frames per second at that clock, in millions.
+    pub mpps: f64,
+    /// Bits per second of the frames' bytes at that rate, in Gbit/s, and the 4×10G line rate's
+    /// share of it (1.0: line rate).
+    pub gbps: f64,
+}
+
+impl Report {
+    /// The figures of `nf`'s run of frames whose mean size is `mean_bytes`.
+    pub fn of(nf: &HwNf, mean_bytes: f64, clock_mhz: f64) -> Option<Report> {
+        let mut l = nf.latencies().to_vec();
+        if l.is_empty() {
+            return None;
+        }
+        l.sort_unstable();
+        let cycles_per_frame = nf.cycles() as f64 / l.len() as f64;
+        let mpps = clock_mhz / cycles_per_frame;
+        Some(Report {
+            frames: l.len(),
+            latency_cycles: (l[0], l[l.len() / 2], l[l.len() - 1]),
+            cycles_per_frame,
+            clock_mhz,
+            mpps,
+            gbps: mpps * mean_bytes * 8.0 / 1000.0,
+        })
+    }
+
+    /// The report as a small text table.
+    pub fn table(&self, tier: &str) -> String {
+        let ns = |c: u64| c as f64 * 1000.0 / self.clock_mhz;
+        let (lo, med, hi) = self.latency_cycles;
+        format!(
+            "tier {tier}: {} frames at {} MHz\n\
+             \x20 latency    min {lo} / median {med} / max {hi} cycles ({:.1} / {:.1} / {:.1} ns)\n\
+             \x20 interval   {:.2} cycles per frame (one frame in flight at a time)\n\
+             \x20 throughput {:.2} Mpps, {:.2} Gbit/s ({:.1}% of 4x10G)\n",
+            self.frames,
+            self.clock_mhz,
+            ns(lo),
+            ns(med),
+            ns(hi),
+            self.cycles_per_frame,
+            self.mpps,
+            self.gbps,
+            100.0 * self.gbps / 40.0
+        )
+    }
+
+    /// The report as JSON.
+    pub fn json(&self, tier: &str) -> String {
+        let (lo, med, hi) = self.latency_cycles;
+        format!(
+            "{{\"tier\":\"{tier}\",\"frames\":{},\"clock_mhz\":{},\"latency_cycles\":{{\"min\":{lo},\"median\":{med},\"max\":{hi}}},\"cycles_per_frame\":{:.3},\"mpps\":{:.3},\"gbps\":{:.3}}}",
+            self.frames, self.clock_mhz, self.cycles_per_frame, self.mpps, self.gbps
+        )
+    }
+}
