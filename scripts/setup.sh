@@ -19,6 +19,7 @@ PACKAGES=(
   libmemcached-tools # memcslap, memccp, memccat: real memcached clients
   iperf3           # TCP throughput through the NF switch
   verilator        # lints the HLS compiler's Verilog; the `emu sim` Verilator tier
+  g++              # compiles Verilator's C++ (the Verilator tier's models, sim/src/verilator.rs)
   yosys            # synthesizes the generated Verilog (synth_xilinx checks, emu synth)
 )
 

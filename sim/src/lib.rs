@@ -4,13 +4,18 @@
 //! Tiers: `cpu` (the CPU target itself, `emu-cpu`), `ir` (the NF's source through the HLS
 //! front end and lowering, run by the IR interpreter: [`ir_tier`]) and `cycle` (the generated
 //! hardware's cycle-accurate model, driven through its stream ports: [`hw_tier`]). [`diff`]
-//! compares tiers.
+//! compares tiers. [`verilator`] builds the generated Verilog into a Verilator model with the
+//! same ports (checked against the cycle model cycle for cycle; `HwNf::new` takes it).
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
 pub mod diff;
 pub mod hw_tier;
 pub mod ir_tier;
+// Loading the compiled model and calling its C functions is unsafe by nature; the module
+// keeps it behind a safe `Clocked` implementation.
+#[allow(unsafe_code)]
+pub mod verilator;
 
 use core::fmt;
 use core::str::FromStr;
