@@ -37,7 +37,7 @@ enum Verb {
     /// Run an NF on the CPU, over pcap files or live on network interfaces
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
-    /// Run an NF through simulator tiers (cpu, ir, cycle) on the same traffic and diff them
+    /// Run an NF through simulator tiers (cpu, ir, cycle, verilator) on the same traffic and diff them
     #[command(after_help = SIM_EXAMPLES)]
     Sim(SimArgs),
     /// Run an NF as the switches of a Mininet network, with a scripted experiment or the CLI
@@ -169,15 +169,18 @@ Examples:
 
 const SIM_EXAMPLES: &str = "\
 Tiers: cpu (native; the reference), ir (the NF's #[emu::nf] source through the HLS front end
-and lowering, run by the IR interpreter) and cycle (the generated hardware's cycle-accurate
-model, fed frame by frame through its SUME stream ports). Each tier writes
-DIR/<tier>/port<N>.pcap and DIR/<tier>/drops.jsonl; with two or more tiers, every tier is
-compared with the first, per port and per frame, and the first difference is named by header
-field. The exit status is 1 when tiers disagree. Hardware tiers also print latency (cycles,
-and ns at --clock-mhz), the cycles per frame and the throughput against 4x10G.
+and lowering, run by the IR interpreter), cycle (the generated hardware's cycle-accurate
+model) and verilator (the generated Verilog compiled by Verilator; the model is cached by
+content, so only the first run builds it). The hardware tiers are fed frame by frame through
+their SUME stream ports. Each tier writes DIR/<tier>/port<N>.pcap and DIR/<tier>/drops.jsonl;
+with two or more tiers, every tier is compared with the first, per port and per frame, and
+the first difference is named by header field. The exit status is 1 when tiers disagree.
+Hardware tiers also print latency (cycles, and ns at --clock-mhz), the cycles per frame and
+the throughput against 4x10G.
 
 Examples:
-  emu sim learning-switch --target cpu,ir,cycle --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,verilator --vcd ls.vcd --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,cycle --width 64 --clock-mhz 156.25 --in examples/mixed.pcapng --out sim-out/
   emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json";
 
@@ -241,6 +244,9 @@ pub(crate) struct SimArgs {
     /// Clock of the hardware tiers, for latencies in ns and throughput
     #[arg(long, default_value_t = 200.0, value_name = "MHZ")]
     pub clock_mhz: f64,
+    /// Write the verilator tier's waveform (every signal, every cycle) to FILE, for GTKWave
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }

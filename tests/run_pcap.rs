@@ -268,7 +268,7 @@ fn bad_arguments_get_clear_errors() {
         (&["run", "learning-switch", "--in", "x.pcap"], "--out DIR is required"),
         (&["run", "learning-switch", "--in", "x.pcap", "--out", "o", "--ports", "0"], "--ports 0: give a number of ports from 1 to 32"),
         (&["run", "icmp-echo", "--ip", "banana", "--in", "x.pcap", "--out", "o"], "--ip banana: `banana` is not an IPv4 address"),
-        (&["sim", "learning-switch", "--target", "cpu,verilator", "--in", "x.pcap", "--out", "o"], "tier `verilator` is not implemented yet"),
+        (&["sim", "learning-switch", "--target", "cpu,cycle", "--width", "128", "--in", "x.pcap", "--out", "o"], "give --width 64 or --width 256"),
         (&["sim", "learning-switch", "--target", "gpu", "--in", "x.pcap", "--out", "o"], "unknown tier `gpu`; tiers are cpu, ir, cycle, verilator"),
     ];
     for (args, msg) in cases {

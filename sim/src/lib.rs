@@ -2,8 +2,9 @@
 //! diffs their outputs (DESIGN §6).
 //!
 //! Tiers: `cpu` (the CPU target itself, `emu-cpu`), `ir` (the NF's source through the HLS
-//! front end and lowering, run by the IR interpreter: [`ir_tier`]) and `cycle` (the generated
-//! hardware's cycle-accurate model, driven through its stream ports: [`hw_tier`]). [`diff`]
+//! front end and lowering, run by the IR interpreter: [`ir_tier`]), `cycle` (the generated
+//! hardware's cycle-accurate model) and `verilator` (the generated Verilog under Verilator:
+//! [`verilator`]), the last two driven through their stream ports by [`hw_tier`]. [`diff`]
 //! compares tiers. [`verilator`] builds the generated Verilog into a Verilator model with the
 //! same ports (checked against the cycle model cycle for cycle; `HwNf::new` takes it).
 #![deny(missing_docs)]
@@ -46,21 +47,6 @@ impl Tier {
             Tier::Verilator => "verilator",
         }
     }
-
-    /// Whether this build can run the tier.
-    pub fn is_available(self) -> bool {
-        matches!(self, Tier::Cpu | Tier::Ir | Tier::Cycle)
-    }
-
-    /// What an unavailable tier is waiting for.
-    pub fn not_yet_because(self) -> &'static str {
-        match self {
-            Tier::Cpu => "it is available",
-            Tier::Ir => "it is available",
-            Tier::Cycle => "it is available",
-            Tier::Verilator => "it needs the HLS compiler's Verilog and the Verilator harness",
-        }
-    }
 }
 
 impl fmt::Display for Tier {
@@ -89,6 +75,5 @@ mod test {
             assert_eq!(t.name().parse::<Tier>(), Ok(t));
         }
         assert!("fpga".parse::<Tier>().unwrap_err().contains("tiers are cpu"));
-        assert!(Tier::Cpu.is_available() && Tier::Ir.is_available() && !Tier::Verilator.is_available());
     }
 }

@@ -6,6 +6,7 @@ use emu::{Config, NetworkFunction, NfDescriptor};
 use emu_cpu::{CaptureReader, InputSpec};
 use emu_hls::backend::Design;
 use emu_sim::hw_tier::{HwNf, Report};
+use emu_sim::verilator::VerilatorModel;
 use emu_sim::{diff, ir_tier::IrNf, Tier};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -38,15 +39,6 @@ fn mean_frame_bytes(p: &crate::cli::PcapArgs) -> Result<f64, String> {
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
-    if let Some(t) = tiers.iter().find(|t| !t.is_available()) {
-        let ready: Vec<&str> = Tier::ALL.iter().filter(|t| t.is_available()).map(|t| t.name()).collect();
-        return Err(format!(
-            "tier `{}` is not implemented yet ({}); available now: {}",
-            t.name(),
-            t.not_yet_because(),
-            ready.join(", ")
-        ));
-    }
     if a.pcap.inputs.is_empty() {
         return Err("give the traffic with --in FILE (or --in PORT=FILE per port)".into());
     }
@@ -58,13 +50,21 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
         let nf: Box<dyn NetworkFunction + Send> = match tier {
             Tier::Cpu => build(desc, config)?,
             Tier::Ir => Box::new(IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?),
-            Tier::Cycle => {
-                let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame).map_err(|e| format!("tier cycle: {e}"))?;
-                let hw = Arc::new(Mutex::new(HwNf::cycle(&design)));
+            Tier::Cycle | Tier::Verilator => {
+                let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame)
+                    .map_err(|e| format!("tier {tier}: {e}"))?;
+                let nf = if tier == Tier::Cycle {
+                    HwNf::cycle(&design)
+                } else {
+                    let (model, info) = VerilatorModel::build(&design, a.vcd.clone())?;
+                    let how = if info.cached { "from the cache" } else { "built" };
+                    println!("verilator model {how} in {:.1} s ({})", info.seconds, info.dir.display());
+                    HwNf::new(Box::new(model), design.config.bus_bytes)
+                };
+                let hw = Arc::new(Mutex::new(nf));
                 hardware.push((tier, hw.clone()));
                 Box::new(Shared(hw))
             }
-            other => unreachable!("tier {} passed the availability check", other.name()),
         };
         nfs.push((tier, nf));
     }
