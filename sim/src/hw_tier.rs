@@ -15,6 +15,8 @@ pub struct HwNf {
     driver: Driver<Box<dyn Clocked + Send>>,
     /// Why the hardware could not give a verdict for some frame (a hang), first one.
     pub error: Option<String>,
+    /// Bytes of the frames given to the hardware.
+    pub bytes_in: u64,
 }
 
 impl HwNf {
@@ -25,7 +27,7 @@ impl HwNf {
 
     /// Any clocked hardware with a bus of `bus_bytes`, fed back to back and never stalled.
     pub fn new(hw: Box<dyn Clocked + Send>, bus_bytes: usize) -> HwNf {
-        HwNf { driver: Driver::new(hw, bus_bytes, Pacing::FULL), error: None }
+        HwNf { driver: Driver::new(hw, bus_bytes, Pacing::FULL), error: None, bytes_in: 0 }
     }
 
     /// Each frame's cycles from its first beat in to its last beat out (or its drop).
@@ -39,6 +41,7 @@ impl HwNf {
     }
 
     fn run(&mut self, frame: &mut Vec<u8>, in_port: u8) -> Action {
+        self.bytes_in += frame.len() as u64;
         // On a drop the frame stays as it came in (the hardware reports only the reason).
         match self.driver.run(&[(frame.clone(), in_port)]) {
             Ok(mut out) => match out.pop() {
@@ -95,8 +98,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// The figures of `nf`'s run of frames whose mean size is `mean_bytes`.
-    pub fn of(nf: &HwNf, mean_bytes: f64, clock_mhz: f64) -> Option<Report> {
+    /// The figures of `nf`'s run at `clock_mhz`.
+    pub fn of(nf: &HwNf, clock_mhz: f64) -> Option<Report> {
         let mut l = nf.latencies().to_vec();
         if l.is_empty() {
             return None;
@@ -104,6 +107,7 @@ impl Report {
         l.sort_unstable();
         let cycles_per_frame = nf.cycles() as f64 / l.len() as f64;
         let mpps = clock_mhz / cycles_per_frame;
+        let mean_bytes = nf.bytes_in as f64 / l.len() as f64;
         Some(Report {
             frames: l.len(),
             latency_cycles: (l[0], l[l.len() / 2], l[l.len() - 1]),

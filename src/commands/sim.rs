@@ -24,19 +24,6 @@ impl NetworkFunction for Shared {
     }
 }
 
-/// The mean size of the input frames, for the throughput in bits per second.
-fn mean_frame_bytes(p: &crate::cli::PcapArgs) -> Result<f64, String> {
-    let (mut n, mut bytes) = (0usize, 0usize);
-    for spec in &p.inputs {
-        let mut reader = CaptureReader::open(spec).map_err(|e| e.to_string())?;
-        while let Some(f) = reader.next_frame().map_err(|e| e.to_string())? {
-            n += 1;
-            bytes += f.data.len();
-        }
-    }
-    Ok(if n == 0 { 0.0 } else { bytes as f64 / n as f64 })
-}
-
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
     if a.pcap.inputs.is_empty() {
@@ -79,8 +66,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
             println!("tier {tier}: {e}");
             code = code.max(1);
         }
-        let mean = mean_frame_bytes(&a.pcap)?;
-        match Report::of(&hw, mean, a.clock_mhz) {
+        match Report::of(&hw, a.clock_mhz) {
             Some(r) if a.pcap.json => println!("{}", r.json(tier.name())),
             Some(r) => print!("{}", r.table(tier.name())),
             None => println!("tier {tier}: no frames reached the hardware"),
