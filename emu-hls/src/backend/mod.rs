@@ -109,6 +109,15 @@ impl Design {
                 }
             }
         }
+        for (_, decl) in func.states.iter() {
+            if let k @ (StateKind::Lru { .. }
+            | StateKind::HashTable { .. }
+            | StateKind::Tcam { .. }
+            | StateKind::Queue { .. }) = &decl.kind
+            {
+                return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
+            }
+        }
         let mut init = vec![None; func.states.len()];
         for (name, value) in &config.registers {
             let (id, decl) = func

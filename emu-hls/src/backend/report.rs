@@ -124,5 +124,22 @@ fn element_bits(k: &StateKind) -> (&'static str, String, usize) {
             let w = key.width() as usize + value.width() as usize + 1;
             ("CAM (registers, comparators)", format!("{w} × {size}"), w * *size as usize)
         }
+        StateKind::Lru { key, value, size } => {
+            let age = StateKind::slot_width(*size) as usize;
+            let w = key.width() as usize + value.width() as usize + 1 + age;
+            ("LRU (registers, comparators, ages)", format!("{w} × {size}"), w * *size as usize)
+        }
+        StateKind::HashTable { key, value, size, ways } => {
+            let w = key.width() as usize + value.width() as usize + 1;
+            let sets = *size / (*ways).max(1);
+            ("hash table (block RAM)", format!("{w} × {ways} × {sets}"), w * *size as usize)
+        }
+        StateKind::Tcam { key, value, size } => {
+            let w = 2 * key.width() as usize + value.width() as usize + 1;
+            ("TCAM (registers, masked comparators)", format!("{w} × {size}"), w * *size as usize)
+        }
+        StateKind::Queue { ty, size } => {
+            ("queue (block RAM)", format!("{} × {size}", ty.width()), ty.width() as usize * *size as usize)
+        }
     }
 }

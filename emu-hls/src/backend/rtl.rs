@@ -1117,6 +1117,12 @@ impl<'a> Gen<'a> {
                 StateKind::Array { .. } => {
                     return Err(format!("`{}`: arrays are not in the hardware back end yet", decl.name))
                 }
+                k @ (StateKind::Lru { .. }
+                | StateKind::HashTable { .. }
+                | StateKind::Tcam { .. }
+                | StateKind::Queue { .. }) => {
+                    return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()))
+                }
             };
             let mut defaults = vec![];
             for (name, w) in &inputs {
@@ -1225,6 +1231,21 @@ impl<'a> Gen<'a> {
                         hw::cam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
                     }
                     StateKind::Array { ty, size } => hw::array_module(&name, ty.width() as u32, *size as u64),
+                    // `Design::new` rejects these (no requests are wired yet); the blocks exist.
+                    StateKind::Lru { key, value, size } => {
+                        hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+                    }
+                    StateKind::HashTable { key, value, size, ways } => hw::hash_table_module(
+                        &name,
+                        key.width() as u32,
+                        value.width() as u32,
+                        *size as u64,
+                        *ways as u64,
+                    ),
+                    StateKind::Tcam { key, value, size } => {
+                        hw::tcam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+                    }
+                    StateKind::Queue { ty, size } => hw::queue_module(&name, ty.width() as u32, *size as u64),
                 }
             })
             .collect()

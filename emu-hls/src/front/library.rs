@@ -772,6 +772,13 @@ mod test {
         assert!(insert.writes);
         let lru_get = lib.element_methods(ElementKind::Lru).iter().find(|m| m.name == "get").unwrap();
         assert!(lru_get.writes, "Lru::get makes the entry most recent");
+        let push = lib.element_methods(ElementKind::Queue).iter().find(|m| m.name == "push").unwrap();
+        assert_eq!(push.sig.ret, Ty::Result(Box::new(Ty::unit()), Box::new(Ty::Param(0))));
+        let set = lib.element_methods(ElementKind::Tcam).iter().find(|m| m.name == "set").unwrap();
+        assert_eq!(set.sig.args, [Ty::USIZE, Ty::Param(0), Ty::Param(0), Ty::Param(1)]);
+        assert_eq!((set.sig.ret.clone(), set.writes), (Ty::Bool, true));
+        let slot = lib.element_methods(ElementKind::Tcam).iter().find(|m| m.name == "lookup_slot").unwrap();
+        assert_eq!(slot.sig.ret, Ty::Option(Box::new(Ty::USIZE)));
         let update16 = &lib.checksum.iter().find(|(n, _)| *n == "update16").unwrap().1;
         assert_eq!(update16.args, [Ty::uint(16), Ty::uint(16), Ty::uint(16)]);
         assert_eq!(lib.meta[0], ("in_port", Ty::uint(8)));

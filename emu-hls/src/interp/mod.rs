@@ -28,7 +28,10 @@
 
 mod state;
 
-pub use state::{ArrayImpl, CamImpl, CounterImpl, Element, ModelArray, ModelCam, State};
+pub use state::{
+    ArrayImpl, CamImpl, CounterImpl, Element, HashSets, LruImpl, ModelArray, ModelCam, ModelLru, ModelQueue, ModelTcam,
+    QueueImpl, State, TcamImpl,
+};
 
 use crate::ir::eval::eval_pure;
 use crate::ir::{ActionExpr, BitVec, Block, Function, MetaField, Op, StateKind, StateOp, SumScope, Terminator, Value};
@@ -257,6 +260,15 @@ impl<'a, 'p, 'd> Machine<'a, 'p, 'd> {
             self.state.element_mut(id).ok_or_else(|| bad(format!("state element {id} does not exist")))?;
         let kind = kind.clone();
         let arg = |n: usize| args.get(n).copied().ok_or_else(|| bad(format!("{} is missing an operand", op.name())));
+        // `Option<V>` as (found, value or 0); `Option<(K, V)>` as (evicted, key or 0, value or 0).
+        let maybe = |v: Option<BitVec>, vw: u16| match v {
+            Some(v) => vec![BitVec::from_bool(true), v],
+            None => vec![BitVec::from_bool(false), BitVec::zero(vw)],
+        };
+        let evicted = |e: Option<(BitVec, BitVec)>, kw: u16, vw: u16| match e {
+            Some((k, v)) => vec![BitVec::from_bool(true), k, v],
+            None => vec![BitVec::from_bool(false), BitVec::zero(kw), BitVec::zero(vw)],
+        };
         Ok(match (&kind, elem, op) {
             (StateKind::Counter { bits }, Element::Counter(c), _) => match op {
                 StateOp::CounterInc => {
@@ -304,6 +316,51 @@ impl<'a, 'p, 'd> Machine<'a, 'p, 'd> {
                     _ => return Err(bad(format!("{} on a cam", op.name()))),
                 }
             }
+            (StateKind::Lru { key, value, .. }, Element::Lru(l), _) => {
+                let (kw, vw) = (key.width(), value.width());
+                match op {
+                    StateOp::LruGet(_) => maybe(l.get(arg(0)?), vw),
+                    StateOp::LruPeek(_) => maybe(l.peek(arg(0)?), vw),
+                    StateOp::LruContains(_) => vec![BitVec::from_bool(l.contains(arg(0)?))],
+                    StateOp::LruRemove(_) => maybe(l.remove(arg(0)?), vw),
+                    StateOp::LruInsert(..) => evicted(l.insert(arg(0)?, arg(1)?), kw, vw),
+                    _ => return Err(bad(format!("{} on an lru", op.name()))),
+                }
+            }
+            (StateKind::HashTable { key, value, .. }, Element::HashTable(h), _) => {
+                let (kw, vw) = (key.width(), value.width());
+                match op {
+                    StateOp::HashGet(_) => maybe(h.get(arg(0)?), vw),
+                    StateOp::HashContains(_) => vec![BitVec::from_bool(h.contains(arg(0)?))],
+                    StateOp::HashRemove(_) => maybe(h.remove(arg(0)?), vw),
+                    StateOp::HashInsert(..) => evicted(h.insert(arg(0)?, arg(1)?), kw, vw),
+                    _ => return Err(bad(format!("{} on a hash_table", op.name()))),
+                }
+            }
+            (StateKind::Tcam { value, size, .. }, Element::Tcam(t), _) => match op {
+                StateOp::TcamLookup(_) => maybe(t.lookup(arg(0)?), value.width()),
+                StateOp::TcamLookupSlot(_) => {
+                    let sw = StateKind::slot_width(*size);
+                    maybe(t.lookup_slot(arg(0)?).map(|i| BitVec::new(sw, i as u64)), sw)
+                }
+                StateOp::TcamSet(..) => {
+                    vec![BitVec::from_bool(t.set(arg(0)?.to_usize_saturating(), arg(1)?, arg(2)?, arg(3)?))]
+                }
+                StateOp::TcamClear(_) => {
+                    t.clear(arg(0)?.to_usize_saturating());
+                    vec![]
+                }
+                _ => return Err(bad(format!("{} on a tcam", op.name()))),
+            },
+            (StateKind::Queue { ty, size }, Element::Queue(q), _) => match op {
+                StateOp::QueuePush(_) => vec![BitVec::from_bool(q.push(arg(0)?).is_ok())],
+                StateOp::QueuePop => maybe(q.pop(), ty.width()),
+                StateOp::QueuePeek => maybe(q.peek(), ty.width()),
+                StateOp::QueueLen => vec![BitVec::new(StateKind::count_width(*size), q.len() as u64)],
+                StateOp::QueueIsEmpty => vec![BitVec::from_bool(q.is_empty())],
+                StateOp::QueueIsFull => vec![BitVec::from_bool(q.is_full())],
+                _ => return Err(bad(format!("{} on a queue", op.name()))),
+            },
             _ => return Err(bad(format!("{} on state element {id} of another kind", op.name()))),
         })
     }
@@ -437,6 +494,333 @@ block0:
         assert_eq!(s.register("r"), Some(BitVec::new(12, 0xeef)));
         // Slot 0 (key 2) was evicted by key 15; key 4 was removed.
         assert_eq!(s.cam_entries("t"), Some(vec![(0, BitVec::new(8, 15), BitVec::new(8, 15))]));
+    }
+
+    /// A function that runs `op(b, n)` when byte 0 of the frame is `n` (`n < ops`), writes the
+    /// results it gives big-endian from byte 32 on (each in whole bytes), and replies; any other
+    /// first byte floods. `op` reads its operands from the frame itself.
+    fn dispatcher(
+        name: &str,
+        declare: impl FnOnce(&mut crate::ir::Builder) -> crate::ir::StateId,
+        ops: usize,
+        mut op: impl FnMut(&mut crate::ir::Builder, crate::ir::StateId, usize) -> Vec<Value>,
+    ) -> Function {
+        let mut b = crate::ir::Builder::new(name, 64);
+        let s = declare(&mut b);
+        let which = b.pkt_read(0, 1);
+        for n in 0..ops {
+            let c = b.eq_imm(which, n as u64);
+            let (yes, no) = (b.new_block(), b.new_block());
+            b.branch(c, yes, no);
+            b.switch_to(yes);
+            let mut at = 32;
+            for r in op(&mut b, s, n) {
+                let w = b.ty(r).width();
+                let r = if w.is_multiple_of(8) { r } else { b.zext(r, w.div_ceil(8) * 8) };
+                b.pkt_write(at, r);
+                at += w.div_ceil(8) as u32;
+            }
+            b.ret_reply();
+            b.switch_to(no);
+        }
+        b.ret_flood();
+        b.finish().unwrap()
+    }
+
+    /// `v` as `⌈w / 8⌉` big-endian bytes: what [`dispatcher`] writes for a result of `w` bits.
+    fn be(v: u128, w: u16) -> Vec<u8> {
+        let n = w.div_ceil(8) as usize;
+        v.to_be_bytes()[16 - n..].to_vec()
+    }
+
+    fn opt_be(v: Option<u128>, w: u16) -> Vec<u8> {
+        [be(v.is_some() as u128, 1), be(v.unwrap_or(0), w)].concat()
+    }
+
+    fn evicted_be(e: Option<(u128, u128)>, kw: u16, vw: u16) -> Vec<u8> {
+        let (k, v) = e.unwrap_or((0, 0));
+        [be(e.is_some() as u128, 1), be(k, kw), be(v, vw)].concat()
+    }
+
+    /// Runs `frame` through `f` and gives the result bytes (from byte 32 on, `n` of them).
+    fn results(f: &Function, state: &mut State, frame: &[u8], n: usize) -> Vec<u8> {
+        let mut frame = frame.to_vec();
+        frame.resize(64, 0);
+        let a = run_frame(f, state, &mut frame, &Meta::default()).unwrap();
+        assert_eq!(a, Action::Reply);
+        frame[32..32 + n].to_vec()
+    }
+
+    fn xorshift(mut x: u64) -> impl FnMut(u64) -> u64 {
+        move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        }
+    }
+
+    /// Every `lru.*` op, run by the interpreter on seeded random operations, gives what
+    /// `emu_core::Lru` gives, and leaves the same entries in the same recency order — through
+    /// the CPU implementation (3 slots) and the model (70 slots).
+    #[test]
+    fn lru_ops_match_the_cpu() {
+        fn check<const N: usize>(seed: u64) {
+            let f = dispatcher(
+                "lru",
+                |b| b.lru("t", crate::ir::u(16), crate::ir::u(8), N as u32),
+                5,
+                |b, t, n| {
+                    let k = b.pkt_read(1, 2);
+                    let v = b.pkt_read(3, 1);
+                    match n {
+                        0 => {
+                            let m = b.lru_get(t, k);
+                            vec![m.valid, m.value]
+                        }
+                        1 => {
+                            let m = b.lru_peek(t, k);
+                            vec![m.valid, m.value]
+                        }
+                        2 => vec![b.lru_contains(t, k)],
+                        3 => {
+                            let e = b.lru_insert(t, k, v);
+                            vec![e.valid, e.key, e.value]
+                        }
+                        _ => {
+                            let m = b.lru_remove(t, k);
+                            vec![m.valid, m.value]
+                        }
+                    }
+                },
+            );
+            let mut state = State::new(&f);
+            let mut cpu: emu_core::Lru<u16, u8, N> = Default::default();
+            let mut next = xorshift(seed);
+            let mut evictions = 0;
+            for step in 0..5000 {
+                // Inserts three times as often as removes, so that the table fills and evicts.
+                let op = [0, 1, 2, 3, 3, 3, 4, 0][next(8) as usize];
+                let (k, v) = (next(N as u64 * 3 / 2 + 2) as u16 * 0x0101, next(256) as u8);
+                let want = match op {
+                    0 => opt_be(cpu.get(k).map(|x| x as u128), 8),
+                    1 => opt_be(cpu.peek(k).map(|x| x as u128), 8),
+                    2 => be(cpu.contains(k) as u128, 1),
+                    3 => {
+                        let e = cpu.insert(k, v);
+                        evictions += e.is_some() as usize;
+                        evicted_be(e.map(|(k, v)| (k as u128, v as u128)), 16, 8)
+                    }
+                    _ => opt_be(cpu.remove(k).map(|x| x as u128), 8),
+                };
+                let frame = [op, (k >> 8) as u8, k as u8, v];
+                assert_eq!(results(&f, &mut state, &frame, want.len()), want, "N {N}, step {step}: op {op}");
+                let entries: Vec<_> =
+                    cpu.entries().map(|(i, k, v)| (i, BitVec::new(16, k as u64), BitVec::new(8, v as u64))).collect();
+                assert_eq!(state.lru_entries("t").unwrap(), entries, "N {N}, step {step}");
+                let order: Vec<_> = cpu.keys_by_recency().map(|k| BitVec::new(16, k as u64)).collect();
+                assert_eq!(state.lru_keys_by_recency("t").unwrap(), order, "N {N}, step {step}");
+            }
+            assert!(evictions > 50, "N {N}: {evictions} evictions");
+        }
+        check::<3>(0x1111);
+        check::<70>(0x2222);
+    }
+
+    /// Every `hash_table.*` op gives what `emu_core::HashTable` gives on the NF's key type (the
+    /// set is the CRC of the key's own 4 bytes), with the same entries in the same slots.
+    #[test]
+    fn hash_table_ops_match_the_cpu() {
+        let f = dispatcher(
+            "hash",
+            |b| b.hash_table("t", crate::ir::u(32), crate::ir::u(16), 16, 2),
+            4,
+            |b, t, n| {
+                let k = b.pkt_read(1, 4);
+                let v = b.pkt_read(5, 2);
+                match n {
+                    0 => {
+                        let m = b.hash_get(t, k);
+                        vec![m.valid, m.value]
+                    }
+                    1 => vec![b.hash_contains(t, k)],
+                    2 => {
+                        let e = b.hash_insert(t, k, v);
+                        vec![e.valid, e.key, e.value]
+                    }
+                    _ => {
+                        let m = b.hash_remove(t, k);
+                        vec![m.valid, m.value]
+                    }
+                }
+            },
+        );
+        let mut state = State::new(&f);
+        let mut cpu: emu_core::HashTable<u32, u16, 16, 2> = Default::default();
+        let mut next = xorshift(0x3333);
+        let mut evictions = 0;
+        for step in 0..5000 {
+            let (op, k, v) = (next(4) as u8, (next(40) as u32).wrapping_mul(0x9e37_79b9), next(1 << 16) as u16);
+            let want = match op {
+                0 => opt_be(cpu.get(k).map(|x| x as u128), 16),
+                1 => be(cpu.contains(k) as u128, 1),
+                2 => {
+                    let e = cpu.insert(k, v);
+                    evictions += e.is_some() as usize;
+                    evicted_be(e.map(|(k, v)| (k as u128, v as u128)), 32, 16)
+                }
+                _ => opt_be(cpu.remove(k).map(|x| x as u128), 16),
+            };
+            let mut frame = vec![op];
+            frame.extend(k.to_be_bytes());
+            frame.extend(v.to_be_bytes());
+            assert_eq!(results(&f, &mut state, &frame, want.len()), want, "step {step}: op {op}");
+            let entries: Vec<_> =
+                cpu.entries().map(|(i, k, v)| (i, BitVec::new(32, k as u64), BitVec::new(16, v as u64))).collect();
+            assert_eq!(state.hash_table_entries("t").unwrap(), entries, "step {step}");
+        }
+        assert!(evictions > 50, "{evictions} evictions");
+    }
+
+    /// Every `tcam.*` op gives what `emu_core::Tcam` gives: rules set (slots past the end
+    /// rejected) and cleared at computed slots, lookups of the result and of the slot — through
+    /// the CPU implementation (5 slots) and the model (100 slots).
+    #[test]
+    fn tcam_ops_match_the_cpu() {
+        fn check<const N: usize>(seed: u64) {
+            let f = dispatcher(
+                "tcam",
+                |b| b.tcam("t", crate::ir::u(16), crate::ir::u(8), N as u32),
+                4,
+                |b, t, n| {
+                    let k = b.pkt_read(1, 2);
+                    let m = b.pkt_read(3, 2);
+                    let r = b.pkt_read(5, 1);
+                    let i = b.pkt_read(6, 1);
+                    match n {
+                        0 => {
+                            let x = b.tcam_lookup(t, k);
+                            vec![x.valid, x.value]
+                        }
+                        1 => {
+                            let x = b.tcam_lookup_slot(t, k);
+                            vec![x.valid, x.value]
+                        }
+                        2 => vec![b.tcam_set(t, i, k, m, r)],
+                        _ => {
+                            b.tcam_clear(t, i);
+                            vec![]
+                        }
+                    }
+                },
+            );
+            let sw = crate::ir::StateKind::slot_width(N as u32);
+            let mut state = State::new(&f);
+            let mut cpu: emu_core::Tcam<u16, u8, N> = Default::default();
+            let mut next = xorshift(seed);
+            let mut hits = 0;
+            for step in 0..5000 {
+                let op = next(4) as u8;
+                let k = next(1 << 16) as u16;
+                let m = (next(1 << 16) & next(1 << 16) & next(1 << 16)) as u16;
+                let (r, i) = (next(256) as u8, next(N as u64 + 3) as u8);
+                let want = match op {
+                    0 => {
+                        hits += cpu.lookup(k).is_some() as usize;
+                        opt_be(cpu.lookup(k).map(|x| x as u128), 8)
+                    }
+                    1 => opt_be(cpu.lookup_slot(k).map(|x| x as u128), sw),
+                    2 => be(cpu.set(i as usize, k, m, r) as u128, 1),
+                    _ => {
+                        cpu.clear(i as usize);
+                        vec![]
+                    }
+                };
+                let frame = [op, (k >> 8) as u8, k as u8, (m >> 8) as u8, m as u8, r, i];
+                assert_eq!(results(&f, &mut state, &frame, want.len()), want, "N {N}, step {step}: op {op}");
+                let entries: Vec<_> = (0..N)
+                    .filter_map(|s| cpu.entry(s).map(|(v, m, r)| (s, v, m, r)))
+                    .map(|(s, v, m, r)| {
+                        (s, BitVec::new(16, v as u64), BitVec::new(16, m as u64), BitVec::new(8, r as u64))
+                    })
+                    .collect();
+                assert_eq!(state.tcam_entries("t").unwrap(), entries, "N {N}, step {step}");
+            }
+            assert!(hits > 100, "N {N}: {hits} hits");
+        }
+        check::<5>(0x4444);
+        check::<100>(0x5555);
+    }
+
+    /// Every `queue.*` op gives what `emu_core::Queue` gives, pushes onto a full queue and pops
+    /// of an empty one included — through the CPU implementation (3) and the model (300).
+    #[test]
+    fn queue_ops_match_the_cpu() {
+        fn check<const N: usize>(seed: u64) {
+            let f = dispatcher(
+                "queue",
+                |b| b.queue("q", crate::ir::u(12), N as u32),
+                6,
+                |b, q, n| {
+                    let v = b.pkt_read(1, 2);
+                    let v = b.trunc(v, 12);
+                    match n {
+                        0 => vec![b.queue_push(q, v)],
+                        1 => {
+                            let m = b.queue_pop(q);
+                            vec![m.valid, m.value]
+                        }
+                        2 => {
+                            let m = b.queue_peek(q);
+                            vec![m.valid, m.value]
+                        }
+                        3 => vec![b.queue_len(q)],
+                        4 => vec![b.queue_is_empty(q)],
+                        _ => vec![b.queue_is_full(q)],
+                    }
+                },
+            );
+            let cw = crate::ir::StateKind::count_width(N as u32);
+            let mut state = State::new(&f);
+            let mut cpu: emu_core::Queue<u16, N> = Default::default();
+            let mut next = xorshift(seed);
+            let (mut rejected, mut empty) = (0, 0);
+            for step in 0..10_000 {
+                // Phases of 1000 operations that fill (80 % pushes) and drain (60 % pops).
+                let (push, pop) = if step / 1000 % 2 == 0 { (80, 5) } else { (5, 60) };
+                let x = next(100);
+                let op = if x < push {
+                    0
+                } else if x < push + pop {
+                    1
+                } else {
+                    2 + next(4) as u8
+                };
+                let v = next(1 << 12) as u16;
+                let want = match op {
+                    0 => {
+                        let ok = cpu.push(v).is_ok();
+                        rejected += !ok as usize;
+                        be(ok as u128, 1)
+                    }
+                    1 => {
+                        empty += cpu.is_empty() as usize;
+                        opt_be(cpu.pop().map(|x| x as u128), 12)
+                    }
+                    2 => opt_be(cpu.peek().map(|x| x as u128), 12),
+                    3 => be(cpu.len() as u128, cw),
+                    4 => be(cpu.is_empty() as u128, 1),
+                    _ => be(cpu.is_full() as u128, 1),
+                };
+                let frame = [op, (v >> 8) as u8, v as u8];
+                assert_eq!(results(&f, &mut state, &frame, want.len()), want, "N {N}, step {step}: op {op}");
+                let values: Vec<_> = cpu.iter().map(|v| BitVec::new(12, v as u64)).collect();
+                assert_eq!(state.queue_values("q").unwrap(), values, "N {N}, step {step}");
+            }
+            assert!(rejected > 10 && empty > 10, "N {N}: {rejected} pushes rejected, {empty} pops of an empty queue");
+        }
+        check::<3>(0x6666);
+        check::<300>(0x7777);
     }
 
     #[test]

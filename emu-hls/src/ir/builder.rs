@@ -173,6 +173,26 @@ impl Builder {
         self.func.add_state(name, StateKind::Cam { key, value, size })
     }
 
+    /// Declares `lru<key, value, size>` called `name`.
+    pub fn lru(&mut self, name: &str, key: Type, value: Type, size: u32) -> StateId {
+        self.func.add_state(name, StateKind::Lru { key, value, size })
+    }
+
+    /// Declares `hash_table<key, value, size, ways>` called `name`.
+    pub fn hash_table(&mut self, name: &str, key: Type, value: Type, size: u32, ways: u32) -> StateId {
+        self.func.add_state(name, StateKind::HashTable { key, value, size, ways })
+    }
+
+    /// Declares `tcam<key, value, size>` called `name`.
+    pub fn tcam(&mut self, name: &str, key: Type, value: Type, size: u32) -> StateId {
+        self.func.add_state(name, StateKind::Tcam { key, value, size })
+    }
+
+    /// Declares `queue<ty, size>` called `name`.
+    pub fn queue(&mut self, name: &str, ty: Type, size: u32) -> StateId {
+        self.func.add_state(name, StateKind::Queue { ty, size })
+    }
+
     // ---- blocks ----
 
     /// The entry block.
@@ -586,6 +606,100 @@ impl Builder {
         Maybe { valid: r[0], value: r[1] }
     }
 
+    fn maybe(&mut self, s: StateId, op: StateOp) -> Maybe {
+        let i = self.state_op(s, op);
+        let r = self.func.results(i);
+        Maybe { valid: r[0], value: r[1] }
+    }
+
+    fn evicted(&mut self, s: StateId, op: StateOp) -> Evicted {
+        let i = self.state_op(s, op);
+        let r = self.func.results(i);
+        Evicted { valid: r[0], key: r[1], value: r[2] }
+    }
+
+    fn one(&mut self, s: StateId, op: StateOp) -> Value {
+        let i = self.state_op(s, op);
+        self.func.results(i)[0]
+    }
+
+    /// `lru.get t, k` (a hit makes the entry the most recently used).
+    pub fn lru_get(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::LruGet(k))
+    }
+    /// `lru.peek t, k`.
+    pub fn lru_peek(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::LruPeek(k))
+    }
+    /// `lru.contains t, k`.
+    pub fn lru_contains(&mut self, t: StateId, k: Value) -> Value {
+        self.one(t, StateOp::LruContains(k))
+    }
+    /// `lru.insert t, k, v`.
+    pub fn lru_insert(&mut self, t: StateId, k: Value, v: Value) -> Evicted {
+        self.evicted(t, StateOp::LruInsert(k, v))
+    }
+    /// `lru.remove t, k`.
+    pub fn lru_remove(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::LruRemove(k))
+    }
+    /// `hash_table.get t, k`.
+    pub fn hash_get(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::HashGet(k))
+    }
+    /// `hash_table.contains t, k`.
+    pub fn hash_contains(&mut self, t: StateId, k: Value) -> Value {
+        self.one(t, StateOp::HashContains(k))
+    }
+    /// `hash_table.insert t, k, v`.
+    pub fn hash_insert(&mut self, t: StateId, k: Value, v: Value) -> Evicted {
+        self.evicted(t, StateOp::HashInsert(k, v))
+    }
+    /// `hash_table.remove t, k`.
+    pub fn hash_remove(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::HashRemove(k))
+    }
+    /// `tcam.lookup t, k`: (hit, result).
+    pub fn tcam_lookup(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::TcamLookup(k))
+    }
+    /// `tcam.lookup_slot t, k`: (hit, slot).
+    pub fn tcam_lookup_slot(&mut self, t: StateId, k: Value) -> Maybe {
+        self.maybe(t, StateOp::TcamLookupSlot(k))
+    }
+    /// `tcam.set t, i, value, mask, result`; gives the `u1` "in range".
+    pub fn tcam_set(&mut self, t: StateId, i: Value, value: Value, mask: Value, result: Value) -> Value {
+        self.one(t, StateOp::TcamSet(i, value, mask, result))
+    }
+    /// `tcam.clear t, i`.
+    pub fn tcam_clear(&mut self, t: StateId, i: Value) {
+        self.state_op(t, StateOp::TcamClear(i));
+    }
+    /// `queue.push q, v`; gives the `u1` "accepted".
+    pub fn queue_push(&mut self, q: StateId, v: Value) -> Value {
+        self.one(q, StateOp::QueuePush(v))
+    }
+    /// `queue.pop q`.
+    pub fn queue_pop(&mut self, q: StateId) -> Maybe {
+        self.maybe(q, StateOp::QueuePop)
+    }
+    /// `queue.peek q`.
+    pub fn queue_peek(&mut self, q: StateId) -> Maybe {
+        self.maybe(q, StateOp::QueuePeek)
+    }
+    /// `queue.len q`.
+    pub fn queue_len(&mut self, q: StateId) -> Value {
+        self.one(q, StateOp::QueueLen)
+    }
+    /// `queue.is_empty q`.
+    pub fn queue_is_empty(&mut self, q: StateId) -> Value {
+        self.one(q, StateOp::QueueIsEmpty)
+    }
+    /// `queue.is_full q`.
+    pub fn queue_is_full(&mut self, q: StateId) -> Value {
+        self.one(q, StateOp::QueueIsFull)
+    }
+
     // ---- terminators ----
 
     fn terminate(&mut self, t: Terminator) {
@@ -746,9 +860,23 @@ fn result_count(op: &Op) -> usize {
     match op {
         Op::PktWrite(..) | Op::PktSetLen(_) => 0,
         Op::State(_, s) => match s {
-            StateOp::CounterInc | StateOp::CounterAdd(_) | StateOp::CounterSet(_) | StateOp::RegSet(_) => 0,
-            StateOp::CamGet(_) | StateOp::CamRemove(_) => 2,
-            StateOp::CamInsert(..) => 3,
+            StateOp::CounterInc
+            | StateOp::CounterAdd(_)
+            | StateOp::CounterSet(_)
+            | StateOp::RegSet(_)
+            | StateOp::TcamClear(_) => 0,
+            StateOp::CamGet(_)
+            | StateOp::CamRemove(_)
+            | StateOp::LruGet(_)
+            | StateOp::LruPeek(_)
+            | StateOp::LruRemove(_)
+            | StateOp::HashGet(_)
+            | StateOp::HashRemove(_)
+            | StateOp::TcamLookup(_)
+            | StateOp::TcamLookupSlot(_)
+            | StateOp::QueuePop
+            | StateOp::QueuePeek => 2,
+            StateOp::CamInsert(..) | StateOp::LruInsert(..) | StateOp::HashInsert(..) => 3,
             _ => 1,
         },
         _ => 1,

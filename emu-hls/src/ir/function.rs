@@ -58,17 +58,78 @@ pub enum StateKind {
         /// Number of slots (≥ 1).
         size: u32,
     },
+    /// `lru<K, V, size>`: `Lru<K, V, N>`, fully associative, evicts exactly the least recently
+    /// used entry (an entry is used by an insert and by a `get` that hits).
+    Lru {
+        /// The key type.
+        key: Type,
+        /// The value type.
+        value: Type,
+        /// Number of slots (≥ 1).
+        size: u32,
+    },
+    /// `hash_table<K, V, size, ways>`: `HashTable<K, V, N, WAYS>`, `size / ways` sets (a
+    /// power of two) of `ways` ways; a key's set is the low bits of the CRC-32 of its
+    /// `⌈width / 8⌉` big-endian bytes, each set evicts round-robin.
+    HashTable {
+        /// The key type.
+        key: Type,
+        /// The value type.
+        value: Type,
+        /// Number of entries: a positive multiple of `ways`.
+        size: u32,
+        /// Ways per set (≥ 1).
+        ways: u32,
+    },
+    /// `tcam<K, V, size>`: `Tcam<K, V, N>`, `size` priority-ordered (value, mask, result)
+    /// rules, all invalid at first; lower slots win.
+    Tcam {
+        /// The key type (also the rules' value and mask).
+        key: Type,
+        /// The result type.
+        value: Type,
+        /// Number of slots (≥ 1).
+        size: u32,
+    },
+    /// `queue<T, size>`: `Queue<T, N>`, a FIFO of at most `size` values, empty at first.
+    Queue {
+        /// The element type.
+        ty: Type,
+        /// Most values held (≥ 1).
+        size: u32,
+    },
 }
 
 impl StateKind {
-    /// The kind's name: `counter`, `register`, `array`, `cam`.
+    /// The kind's name: `counter`, `register`, `array`, `cam`, `lru`, `hash_table`, `tcam`,
+    /// `queue`.
     pub fn name(&self) -> &'static str {
         match self {
             StateKind::Counter { .. } => "counter",
             StateKind::Register { .. } => "register",
             StateKind::Array { .. } => "array",
             StateKind::Cam { .. } => "cam",
+            StateKind::Lru { .. } => "lru",
+            StateKind::HashTable { .. } => "hash_table",
+            StateKind::Tcam { .. } => "tcam",
+            StateKind::Queue { .. } => "queue",
         }
+    }
+
+    /// The width of a slot number of a `tcam` (`tcam.lookup_slot`'s result): enough bits to
+    /// number `size` slots, at least 1 — `⌈log2 size⌉`, as the hardware's slot ports.
+    pub fn slot_width(size: u32) -> u16 {
+        if size <= 2 {
+            1
+        } else {
+            (32 - (size - 1).leading_zeros()) as u16
+        }
+    }
+
+    /// The width of a count of `0..=size` values (`queue.len`'s result): `⌊log2 size⌋ + 1`
+    /// bits, at least 1.
+    pub fn count_width(size: u32) -> u16 {
+        ((32 - size.leading_zeros()) as u16).max(1)
     }
 }
 
@@ -80,6 +141,10 @@ impl StateKind {
             StateKind::Register { .. } => "a register",
             StateKind::Array { .. } => "an array",
             StateKind::Cam { .. } => "a cam",
+            StateKind::Lru { .. } => "an lru",
+            StateKind::HashTable { .. } => "a hash_table",
+            StateKind::Tcam { .. } => "a tcam",
+            StateKind::Queue { .. } => "a queue",
         }
     }
 }
@@ -91,6 +156,12 @@ impl fmt::Display for StateKind {
             StateKind::Register { ty } => write!(f, "register<{ty}>"),
             StateKind::Array { ty, size } => write!(f, "array<{ty}, {size}>"),
             StateKind::Cam { key, value, size } => write!(f, "cam<{key}, {value}, {size}>"),
+            StateKind::Lru { key, value, size } => write!(f, "lru<{key}, {value}, {size}>"),
+            StateKind::HashTable { key, value, size, ways } => {
+                write!(f, "hash_table<{key}, {value}, {size}, {ways}>")
+            }
+            StateKind::Tcam { key, value, size } => write!(f, "tcam<{key}, {value}, {size}>"),
+            StateKind::Queue { ty, size } => write!(f, "queue<{ty}, {size}>"),
         }
     }
 }

@@ -228,6 +228,64 @@ pub enum StateOp {
     CamInsert(Value, Value),
     /// `cam.remove t, k`: removes the key, giving (`u1` was stored, its value or 0).
     CamRemove(Value),
+    /// `lru.get t, k`: (`u1` found, value) — `Lru::get`; the value is 0 when not found. A hit
+    /// makes the entry the most recently used (so this op writes); a miss changes nothing.
+    LruGet(Value),
+    /// `lru.peek t, k`: (`u1` found, value or 0) — `Lru::peek`: the recency order is unchanged.
+    LruPeek(Value),
+    /// `lru.contains t, k`: `u1`, 1 when the key is stored; changes nothing (`Lru::contains`).
+    LruContains(Value),
+    /// `lru.insert t, k, v`: stores (k, v) as the most recently used entry (`Lru::insert`:
+    /// overwrite in place, else the lowest free slot, else replace the least recently used
+    /// entry) and gives (`u1` evicted, key, value) of the evicted entry, key and value 0 when
+    /// nothing was evicted.
+    LruInsert(Value, Value),
+    /// `lru.remove t, k`: removes the key (`Lru::remove`; the others keep their order), giving
+    /// (`u1` was stored, its value or 0).
+    LruRemove(Value),
+    /// `hash_table.get t, k`: (`u1` found, value) — `HashTable::get`, looked up in the key's
+    /// set only; the value is 0 when not found.
+    HashGet(Value),
+    /// `hash_table.contains t, k`: `u1`, 1 when the key is stored (`HashTable::contains`).
+    HashContains(Value),
+    /// `hash_table.insert t, k, v`: stores (k, v) in the key's set (`HashTable::insert`:
+    /// overwrite in place, else the set's lowest free way, else evict the way at the set's
+    /// round-robin pointer, which then advances) and gives (`u1` evicted, key, value) of the
+    /// evicted entry, key and value 0 when nothing was evicted.
+    HashInsert(Value, Value),
+    /// `hash_table.remove t, k`: removes the key (no pointer moves), giving (`u1` was stored,
+    /// its value or 0).
+    HashRemove(Value),
+    /// `tcam.lookup t, k`: (`u1` hit, result) — `Tcam::lookup`: the result of the
+    /// lowest-index valid slot with `k & mask == value & mask`; the result is 0 on a miss.
+    TcamLookup(Value),
+    /// `tcam.lookup_slot t, k`: (`u1` hit, slot) — `Tcam::lookup_slot`: the lowest-index
+    /// matching slot as a [`StateKind::slot_width`]-bit number, 0 on a miss.
+    TcamLookupSlot(Value),
+    /// `tcam.set t, i, value, mask, result`: writes the rule into slot `i` (any width) and
+    /// gives `u1` 1; when `i ≥ size` writes nothing and gives 0 (`Tcam::set`). `value` and
+    /// `mask` have the key's type, `result` the result's.
+    TcamSet(Value, Value, Value, Value),
+    /// `tcam.clear t, i`: invalidates slot `i` (any width); nothing when `i ≥ size`
+    /// (`Tcam::clear`). No result.
+    TcamClear(Value),
+    /// `queue.push q, v`: appends `v` and gives `u1` 1 (`Queue::push`'s `Ok(())`); a full
+    /// queue is left unchanged and gives 0 (`Err(v)`).
+    QueuePush(Value),
+    /// `queue.pop q`: (`u1` there was a value, the front value) — `Queue::pop` removes it; the
+    /// value is 0 on an empty queue, which is left unchanged.
+    QueuePop,
+    /// `queue.peek q`: (`u1` there was a value, the front value or 0) — `Queue::peek`, which
+    /// removes nothing.
+    QueuePeek,
+    /// `queue.len q`: the number of values held (`Queue::len`), a
+    /// [`StateKind::count_width`]-bit number.
+    QueueLen,
+    /// `queue.is_empty q`: `u1`, 1 when no value is held (`Queue::is_empty`).
+    QueueIsEmpty,
+    /// `queue.is_full q`: `u1`, 1 when `size` values are held, so a push would fail
+    /// (`Queue::is_full`).
+    QueueIsFull,
 }
 
 impl StateOp {
@@ -246,46 +304,166 @@ impl StateOp {
             StateOp::CamContains(_) => "cam.contains",
             StateOp::CamInsert(..) => "cam.insert",
             StateOp::CamRemove(_) => "cam.remove",
+            StateOp::LruGet(_) => "lru.get",
+            StateOp::LruPeek(_) => "lru.peek",
+            StateOp::LruContains(_) => "lru.contains",
+            StateOp::LruInsert(..) => "lru.insert",
+            StateOp::LruRemove(_) => "lru.remove",
+            StateOp::HashGet(_) => "hash_table.get",
+            StateOp::HashContains(_) => "hash_table.contains",
+            StateOp::HashInsert(..) => "hash_table.insert",
+            StateOp::HashRemove(_) => "hash_table.remove",
+            StateOp::TcamLookup(_) => "tcam.lookup",
+            StateOp::TcamLookupSlot(_) => "tcam.lookup_slot",
+            StateOp::TcamSet(..) => "tcam.set",
+            StateOp::TcamClear(_) => "tcam.clear",
+            StateOp::QueuePush(_) => "queue.push",
+            StateOp::QueuePop => "queue.pop",
+            StateOp::QueuePeek => "queue.peek",
+            StateOp::QueueLen => "queue.len",
+            StateOp::QueueIsEmpty => "queue.is_empty",
+            StateOp::QueueIsFull => "queue.is_full",
         }
     }
 
-    /// True when the op changes the element.
+    /// Every op's name in the text form, in declaration order.
+    pub const NAMES: &'static [&'static str] = &[
+        "counter.inc",
+        "counter.add",
+        "counter.set",
+        "counter.get",
+        "reg.get",
+        "reg.set",
+        "array.get",
+        "array.set",
+        "cam.get",
+        "cam.contains",
+        "cam.insert",
+        "cam.remove",
+        "lru.get",
+        "lru.peek",
+        "lru.contains",
+        "lru.insert",
+        "lru.remove",
+        "hash_table.get",
+        "hash_table.contains",
+        "hash_table.insert",
+        "hash_table.remove",
+        "tcam.lookup",
+        "tcam.lookup_slot",
+        "tcam.set",
+        "tcam.clear",
+        "queue.push",
+        "queue.pop",
+        "queue.peek",
+        "queue.len",
+        "queue.is_empty",
+        "queue.is_full",
+    ];
+
+    /// True when the op changes the element (`lru.get` does: a hit makes the entry the most
+    /// recently used).
     pub fn writes(&self) -> bool {
         !matches!(
             self,
-            StateOp::CounterGet | StateOp::RegGet | StateOp::ArrayGet(_) | StateOp::CamGet(_) | StateOp::CamContains(_)
+            StateOp::CounterGet
+                | StateOp::RegGet
+                | StateOp::ArrayGet(_)
+                | StateOp::CamGet(_)
+                | StateOp::CamContains(_)
+                | StateOp::LruPeek(_)
+                | StateOp::LruContains(_)
+                | StateOp::HashGet(_)
+                | StateOp::HashContains(_)
+                | StateOp::TcamLookup(_)
+                | StateOp::TcamLookupSlot(_)
+                | StateOp::QueuePeek
+                | StateOp::QueueLen
+                | StateOp::QueueIsEmpty
+                | StateOp::QueueIsFull
         )
     }
 
     /// The operands (keys, values, indices), in order.
     pub fn args(&self) -> Vec<Value> {
         match *self {
-            StateOp::CounterInc | StateOp::CounterGet | StateOp::RegGet => vec![],
+            StateOp::CounterInc
+            | StateOp::CounterGet
+            | StateOp::RegGet
+            | StateOp::QueuePop
+            | StateOp::QueuePeek
+            | StateOp::QueueLen
+            | StateOp::QueueIsEmpty
+            | StateOp::QueueIsFull => vec![],
             StateOp::CounterAdd(a)
             | StateOp::CounterSet(a)
             | StateOp::RegSet(a)
             | StateOp::ArrayGet(a)
             | StateOp::CamGet(a)
             | StateOp::CamContains(a)
-            | StateOp::CamRemove(a) => vec![a],
-            StateOp::ArraySet(a, b) | StateOp::CamInsert(a, b) => vec![a, b],
+            | StateOp::CamRemove(a)
+            | StateOp::LruGet(a)
+            | StateOp::LruPeek(a)
+            | StateOp::LruContains(a)
+            | StateOp::LruRemove(a)
+            | StateOp::HashGet(a)
+            | StateOp::HashContains(a)
+            | StateOp::HashRemove(a)
+            | StateOp::TcamLookup(a)
+            | StateOp::TcamLookupSlot(a)
+            | StateOp::TcamClear(a)
+            | StateOp::QueuePush(a) => vec![a],
+            StateOp::ArraySet(a, b)
+            | StateOp::CamInsert(a, b)
+            | StateOp::LruInsert(a, b)
+            | StateOp::HashInsert(a, b) => {
+                vec![a, b]
+            }
+            StateOp::TcamSet(a, b, c, d) => vec![a, b, c, d],
         }
     }
 
     /// Replaces every operand `v` with `f(v)`.
     pub fn map_args(&mut self, mut f: impl FnMut(Value) -> Value) {
         match self {
-            StateOp::CounterInc | StateOp::CounterGet | StateOp::RegGet => {}
+            StateOp::CounterInc
+            | StateOp::CounterGet
+            | StateOp::RegGet
+            | StateOp::QueuePop
+            | StateOp::QueuePeek
+            | StateOp::QueueLen
+            | StateOp::QueueIsEmpty
+            | StateOp::QueueIsFull => {}
             StateOp::CounterAdd(a)
             | StateOp::CounterSet(a)
             | StateOp::RegSet(a)
             | StateOp::ArrayGet(a)
             | StateOp::CamGet(a)
             | StateOp::CamContains(a)
-            | StateOp::CamRemove(a) => *a = f(*a),
-            StateOp::ArraySet(a, b) | StateOp::CamInsert(a, b) => {
+            | StateOp::CamRemove(a)
+            | StateOp::LruGet(a)
+            | StateOp::LruPeek(a)
+            | StateOp::LruContains(a)
+            | StateOp::LruRemove(a)
+            | StateOp::HashGet(a)
+            | StateOp::HashContains(a)
+            | StateOp::HashRemove(a)
+            | StateOp::TcamLookup(a)
+            | StateOp::TcamLookupSlot(a)
+            | StateOp::TcamClear(a)
+            | StateOp::QueuePush(a) => *a = f(*a),
+            StateOp::ArraySet(a, b)
+            | StateOp::CamInsert(a, b)
+            | StateOp::LruInsert(a, b)
+            | StateOp::HashInsert(a, b) => {
                 *a = f(*a);
                 *b = f(*b);
+            }
+            StateOp::TcamSet(a, b, c, d) => {
+                *a = f(*a);
+                *b = f(*b);
+                *c = f(*c);
+                *d = f(*d);
             }
         }
     }
@@ -651,6 +829,45 @@ fn state_result_types(
             expect(*v, *value, "value")?;
             Ok(vec![Type::BOOL, *key, *value])
         }
+        (StateKind::Lru { key, value, .. }, StateOp::LruGet(k) | StateOp::LruPeek(k) | StateOp::LruRemove(k))
+        | (StateKind::HashTable { key, value, .. }, StateOp::HashGet(k) | StateOp::HashRemove(k))
+        | (StateKind::Tcam { key, value, .. }, StateOp::TcamLookup(k)) => {
+            expect(*k, *key, "key")?;
+            Ok(vec![Type::BOOL, *value])
+        }
+        (StateKind::Lru { key, .. }, StateOp::LruContains(k))
+        | (StateKind::HashTable { key, .. }, StateOp::HashContains(k)) => {
+            expect(*k, *key, "key")?;
+            Ok(vec![Type::BOOL])
+        }
+        (StateKind::Lru { key, value, .. }, StateOp::LruInsert(k, v))
+        | (StateKind::HashTable { key, value, .. }, StateOp::HashInsert(k, v)) => {
+            expect(*k, *key, "key")?;
+            expect(*v, *value, "value")?;
+            Ok(vec![Type::BOOL, *key, *value])
+        }
+        (StateKind::Tcam { key, size, .. }, StateOp::TcamLookupSlot(k)) => {
+            expect(*k, *key, "key")?;
+            Ok(vec![Type::BOOL, Type::uint(StateKind::slot_width(*size))])
+        }
+        (StateKind::Tcam { key, value, .. }, StateOp::TcamSet(i, v, m, r)) => {
+            ty(*i)?;
+            expect(*v, *key, "rule value")?;
+            expect(*m, *key, "mask")?;
+            expect(*r, *value, "result")?;
+            Ok(vec![Type::BOOL])
+        }
+        (StateKind::Tcam { .. }, StateOp::TcamClear(i)) => {
+            ty(*i)?;
+            Ok(vec![])
+        }
+        (StateKind::Queue { ty: t, .. }, StateOp::QueuePush(v)) => {
+            expect(*v, *t, "value")?;
+            Ok(vec![Type::BOOL])
+        }
+        (StateKind::Queue { ty: t, .. }, StateOp::QueuePop | StateOp::QueuePeek) => Ok(vec![Type::BOOL, *t]),
+        (StateKind::Queue { size, .. }, StateOp::QueueLen) => Ok(vec![Type::uint(StateKind::count_width(*size))]),
+        (StateKind::Queue { .. }, StateOp::QueueIsEmpty | StateOp::QueueIsFull) => Ok(vec![Type::BOOL]),
         (kind, op) => Err(format!("{} on {name}, which is {}", op.name(), kind.with_article())),
     }
 }

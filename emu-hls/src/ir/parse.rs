@@ -285,7 +285,7 @@ impl Parser {
             c.pos += 1;
             let name = c.ident("the state element's name")?;
             c.punct(':')?;
-            let kind = c.ident("a state kind (counter, register, array, cam)")?;
+            let kind = c.ident("a state kind (counter, register, array, cam, lru, hash_table, tcam, queue)")?;
             c.punct('<')?;
             let kind = match kind.as_str() {
                 "counter" => StateKind::Counter { bits: c.ty()?.width() },
@@ -302,7 +302,37 @@ impl Parser {
                     c.comma()?;
                     StateKind::Cam { key, value, size: c.u32("the cam's size")? }
                 }
-                k => return Err(format!("unknown state kind `{k}`; write counter, register, array or cam")),
+                "lru" | "tcam" => {
+                    let key = c.ty()?;
+                    c.comma()?;
+                    let value = c.ty()?;
+                    c.comma()?;
+                    let size = c.u32("the number of slots")?;
+                    if kind == "lru" {
+                        StateKind::Lru { key, value, size }
+                    } else {
+                        StateKind::Tcam { key, value, size }
+                    }
+                }
+                "hash_table" => {
+                    let key = c.ty()?;
+                    c.comma()?;
+                    let value = c.ty()?;
+                    c.comma()?;
+                    let size = c.u32("the hash table's size")?;
+                    c.comma()?;
+                    StateKind::HashTable { key, value, size, ways: c.u32("the number of ways")? }
+                }
+                "queue" => {
+                    let ty = c.ty()?;
+                    c.comma()?;
+                    StateKind::Queue { ty, size: c.u32("the queue's size")? }
+                }
+                k => {
+                    return Err(format!(
+                        "unknown state kind `{k}`; write counter, register, array, cam, lru, hash_table, tcam or queue"
+                    ))
+                }
             };
             c.punct('>')?;
             c.end()?;
@@ -470,21 +500,7 @@ impl Parser {
             "pkt.window_sum" => two!(|a, b| Op::OnesSum(SumScope::Window, a, b)),
             "csum.fold" => Op::CsumFold(c.value()?),
             _ => {
-                const STATE_OPS: &[&str] = &[
-                    "counter.inc",
-                    "counter.add",
-                    "counter.set",
-                    "counter.get",
-                    "reg.get",
-                    "reg.set",
-                    "array.get",
-                    "array.set",
-                    "cam.get",
-                    "cam.contains",
-                    "cam.insert",
-                    "cam.remove",
-                ];
-                if !STATE_OPS.contains(&name) {
+                if !StateOp::NAMES.contains(&name) {
                     return Err(format!("unknown operation `{name}`"));
                 }
                 let s = self.state(c)?;
@@ -511,6 +527,36 @@ impl Parser {
                         StateOp::CamInsert(k, arg()?)
                     }
                     "cam.remove" => StateOp::CamRemove(arg()?),
+                    "lru.get" => StateOp::LruGet(arg()?),
+                    "lru.peek" => StateOp::LruPeek(arg()?),
+                    "lru.contains" => StateOp::LruContains(arg()?),
+                    "lru.insert" => {
+                        let k = arg()?;
+                        StateOp::LruInsert(k, arg()?)
+                    }
+                    "lru.remove" => StateOp::LruRemove(arg()?),
+                    "hash_table.get" => StateOp::HashGet(arg()?),
+                    "hash_table.contains" => StateOp::HashContains(arg()?),
+                    "hash_table.insert" => {
+                        let k = arg()?;
+                        StateOp::HashInsert(k, arg()?)
+                    }
+                    "hash_table.remove" => StateOp::HashRemove(arg()?),
+                    "tcam.lookup" => StateOp::TcamLookup(arg()?),
+                    "tcam.lookup_slot" => StateOp::TcamLookupSlot(arg()?),
+                    "tcam.set" => {
+                        let i = arg()?;
+                        let v = arg()?;
+                        let m = arg()?;
+                        StateOp::TcamSet(i, v, m, arg()?)
+                    }
+                    "tcam.clear" => StateOp::TcamClear(arg()?),
+                    "queue.push" => StateOp::QueuePush(arg()?),
+                    "queue.pop" => StateOp::QueuePop,
+                    "queue.peek" => StateOp::QueuePeek,
+                    "queue.len" => StateOp::QueueLen,
+                    "queue.is_empty" => StateOp::QueueIsEmpty,
+                    "queue.is_full" => StateOp::QueueIsFull,
                     _ => return Err(format!("unknown operation `{name}`")),
                 };
                 Op::State(s, op)
@@ -578,6 +624,10 @@ mod test {
         let r = b.register("r", u(48));
         let a = b.array("a", u(16), 1024);
         let t = b.cam("t", u(256), u(8), 4);
+        let l = b.lru("l", u(16), u(8), 3);
+        let h = b.hash_table("h", u(16), u(48), 1024, 4);
+        let tc = b.tcam("tc", u(16), u(8), 5);
+        let q = b.queue("q", u(8), 100);
         let x = b.pkt_read(0, 2);
         let y = b.pkt_read(x + 3, 2);
         let k = b.pkt_read(x, 32);
@@ -625,6 +675,26 @@ mod test {
         let ev = b.cam_insert(t, k, tr);
         let rm = b.cam_remove(t, ev.key);
         let _ = (cmps, s2, cat, sum, wsum, ok, got, has, rm);
+        let lg = b.lru_get(l, x);
+        let lp = b.lru_peek(l, y);
+        let lc = b.lru_contains(l, x);
+        let li = b.lru_insert(l, x, tr);
+        let lr = b.lru_remove(l, li.key);
+        let hg = b.hash_get(h, x);
+        let hc = b.hash_contains(h, y);
+        let hi = b.hash_insert(h, x, rg);
+        let hr = b.hash_remove(h, hi.key);
+        let tl = b.tcam_lookup(tc, x);
+        let ts = b.tcam_lookup_slot(tc, y);
+        let tset = b.tcam_set(tc, ts.value, x, y, tl.value);
+        b.tcam_clear(tc, cg);
+        let qp = b.queue_push(q, tr);
+        let qo = b.queue_pop(q);
+        let qk = b.queue_peek(q);
+        let ql = b.queue_len(q);
+        let qe = b.queue_is_empty(q);
+        let qf = b.queue_is_full(q);
+        let _ = (lg, lp, lc, lr, hg, hc, hr, tset, qp, qo, qk, ql, qe, qf);
         let mask = b.iconst(32, 0x5);
         let (b1, b2, b3, b4) = (b.new_block(), b.new_block(), b.new_block(), b.new_block());
         let param = b.block_param(b4, u(8));
@@ -652,6 +722,16 @@ mod test {
         assert_eq!(back.to_string(), text);
         assert_eq!(back, f, "the same function, arenas and all");
         assert!(text.contains("v2:u256 = pkt.read v0, 32"), "{text}");
+        assert!(
+            text.contains("    state h: hash_table<u16, u48, 1024, 4>\n    state tc: tcam<u16, u8, 5>\n"),
+            "{text}"
+        );
+        assert!(text.contains(" = tcam.lookup_slot tc, v1\n"), "{text}");
+        assert!(text.contains(":u3 = tcam.lookup_slot"), "5 slots are numbered with 3 bits: {text}");
+        assert!(text.contains(":u7 = queue.len q\n"), "0 to 100 values need 7 bits: {text}");
+        for name in StateOp::NAMES {
+            assert!(text.contains(&format!(" {name} ")), "{name} is in the function: {text}");
+        }
         assert!(text.contains("const 0x1fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"), "{text}");
     }
 

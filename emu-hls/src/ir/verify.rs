@@ -3,7 +3,8 @@
 //! Rules:
 //!
 //! - state elements have distinct identifier names and valid shapes (counter widths 1..=64,
-//!   types 1..=256 bits, at least one slot or element);
+//!   types 1..=256 bits, at least one slot or element; a hash table's size a multiple of its
+//!   ways, with a power of two of sets);
 //! - the layout is non-empty, lists each block once, and the entry block has no parameters;
 //! - every block of the layout has a terminator; each instruction sits in one block once;
 //! - every value has a valid type, and its recorded definition is where it is defined;
@@ -156,11 +157,32 @@ impl<'f> Verifier<'f> {
                         self.err(&loc, "an array needs at least one element");
                     }
                 }
-                StateKind::Cam { key, value, size } => {
+                StateKind::Cam { key, value, size }
+                | StateKind::Lru { key, value, size }
+                | StateKind::Tcam { key, value, size } => {
                     self.check_type(&loc, "the key", *key);
                     self.check_type(&loc, "the value", *value);
                     if *size == 0 {
-                        self.err(&loc, "a cam needs at least one slot");
+                        self.err(&loc, format!("{} needs at least one slot", s.kind.with_article()));
+                    }
+                }
+                StateKind::HashTable { key, value, size, ways } => {
+                    self.check_type(&loc, "the key", *key);
+                    self.check_type(&loc, "the value", *value);
+                    if *ways == 0 || *size == 0 || size % ways != 0 || !(size / ways).is_power_of_two() {
+                        self.err(
+                            &loc,
+                            format!(
+                                "a hash_table of {size} entries in sets of {ways} ways; the size must be a positive \
+                                 multiple of the ways, with a power of two of sets"
+                            ),
+                        );
+                    }
+                }
+                StateKind::Queue { ty, size } => {
+                    self.check_type(&loc, "the element", *ty);
+                    if *size == 0 {
+                        self.err(&loc, "a queue needs room for at least one value");
                     }
                 }
             }

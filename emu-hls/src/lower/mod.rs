@@ -3,7 +3,10 @@
 //!
 //! - State fields become state declarations: `Counter<BITS>` a counter, `Register<T>` and
 //!   plain-value fields (`ip: Ipv4Addr`, loaded by the configuration) registers, `Array` an
-//!   array, `Cam` a CAM. The other elements have no IR kind yet: a [`LowerError`].
+//!   array, `Cam`, `Lru`, `HashTable`, `Tcam` and `Queue` the IR kinds of the same names.
+//!   Their per-packet methods become state ops (`Queue::push`'s `Result<(), T>` is a flag and
+//!   the value given back); `capacity` is a constant; the methods with no op (`len` of the
+//!   tables, `Tcam::entry`, `HashTable::set_of`) are a [`LowerError`].
 //! - `process` is the function; the module's functions it calls are inlined. A call in tail
 //!   position shares its caller's return (so a helper's early `return Action::…` is the
 //!   NF's return); another call returns through a join block.
@@ -104,6 +107,9 @@ enum Val {
     Tuple(Vec<Val>),
     /// `Option<T>`: a `u1` flag and the value (zero when the flag is 0).
     Opt(Value, Box<Val>),
+    /// `Result<T, E>`: a `u1` flag (1 for `Ok`), the `Ok` value and the `Err` value (the one
+    /// not held is zero, or whatever its producer gives, e.g. the value a push gives back).
+    Res(Value, Box<Val>, Box<Val>),
     /// A header view at this address.
     View(Addr),
     Packet,
@@ -149,6 +155,7 @@ enum Slot {
     Var(Var),
     Tuple(Vec<Slot>),
     Opt(Var, Box<Slot>),
+    Res(Var, Box<Slot>, Box<Slot>),
     /// A verdict: tag, port, mask, drop code, and what it may hold.
     Action([Var; 4], BTreeSet<(u8, u8)>),
     /// A compile-time value (view, packet, alias, verdict), bound once.
@@ -309,21 +316,20 @@ impl<'a> Lower<'a> {
                         let w = self.width(param(&el.types, 0, f.span)?, f.span)?;
                         self.b.array(&f.name, u(w), *param(&el.sizes, 0, f.span)? as u32)
                     }
-                    ElementKind::Cam => {
-                        let k = self.width(param(&el.types, 0, f.span)?, f.span)?;
-                        let v = self.width(param(&el.types, 1, f.span)?, f.span)?;
-                        self.b.cam(&f.name, u(k), u(v), *param(&el.sizes, 0, f.span)? as u32)
+                    ElementKind::Cam | ElementKind::Lru | ElementKind::Tcam | ElementKind::HashTable => {
+                        let k = u(self.width(param(&el.types, 0, f.span)?, f.span)?);
+                        let v = u(self.width(param(&el.types, 1, f.span)?, f.span)?);
+                        let n = *param(&el.sizes, 0, f.span)? as u32;
+                        match el.kind {
+                            ElementKind::Cam => self.b.cam(&f.name, k, v, n),
+                            ElementKind::Lru => self.b.lru(&f.name, k, v, n),
+                            ElementKind::Tcam => self.b.tcam(&f.name, k, v, n),
+                            _ => self.b.hash_table(&f.name, k, v, n, *param(&el.sizes, 1, f.span)? as u32),
+                        }
                     }
-                    other => {
-                        return Err(LowerError::new(
-                            f.span,
-                            format!(
-                                "`self.{}`: a `{}` has no IR state element yet (supported: Counter, Register, Array, \
-                                 Cam, and plain-value fields)",
-                                f.name,
-                                other.name()
-                            ),
-                        ))
+                    ElementKind::Queue => {
+                        let w = self.width(param(&el.types, 0, f.span)?, f.span)?;
+                        self.b.queue(&f.name, u(w), *param(&el.sizes, 0, f.span)? as u32)
                     }
                 },
             };
@@ -360,6 +366,10 @@ impl<'a> Lower<'a> {
                 let f = self.b.bool_const(false);
                 Val::Opt(f, Box::new(self.zero(t, span)?))
             }
+            Ty::Result(t, e) => {
+                let f = self.b.bool_const(false);
+                Val::Res(f, Box::new(self.zero(t, span)?), Box::new(self.zero(e, span)?))
+            }
             _ => {
                 let w = self.width(ty, span)?;
                 Val::Scalar(self.iconst(w, 0))
@@ -374,6 +384,10 @@ impl<'a> Lower<'a> {
             Ty::Option(t) => {
                 let v = self.b.declare_var(u(1));
                 Slot::Opt(v, Box::new(self.make_slot(t, span)?))
+            }
+            Ty::Result(t, e) => {
+                let v = self.b.declare_var(u(1));
+                Slot::Res(v, Box::new(self.make_slot(t, span)?), Box::new(self.make_slot(e, span)?))
             }
             Ty::Action => {
                 let vars = [u(3), u(8), u(32), u(8)].map(|t| self.b.declare_var(t));
@@ -405,6 +419,11 @@ impl<'a> Lower<'a> {
                 self.b.def_var(*f, x);
                 self.def_slot(s, *v, once, ty, span)
             }
+            (Slot::Res(f, so, se), Val::Res(x, o, e)) => {
+                self.b.def_var(*f, x);
+                self.def_slot(so, *o, once, ty, span)?;
+                self.def_slot(se, *e, once, ty, span)
+            }
             (Slot::Action(vars, possible), v @ (Val::Action(_) | Val::ActionData(_))) => {
                 let d = self.action_data(v, span)?;
                 for (var, x) in vars.iter().zip([d.tag, d.port, d.mask, d.reason]) {
@@ -435,6 +454,10 @@ impl<'a> Lower<'a> {
             Slot::Opt(f, s) => {
                 let f = self.b.use_var(*f);
                 Val::Opt(f, Box::new(self.use_slot(s, span)?))
+            }
+            Slot::Res(f, o, e) => {
+                let f = self.b.use_var(*f);
+                Val::Res(f, Box::new(self.use_slot(o, span)?), Box::new(self.use_slot(e, span)?))
             }
             Slot::Action(vars, possible) => {
                 let [tag, port, mask, reason] = vars.map(|v| self.b.use_var(v));
@@ -908,7 +931,14 @@ impl<'a> Lower<'a> {
                     Some(t)
                 }
                 Variant::Ok | Variant::Err => {
-                    return Err(LowerError::new(span, "matching on a `Result` is not supported yet"))
+                    let Val::Res(ok, o, e) = v else {
+                        return Err(LowerError::new(span, "internal: `Ok`/`Err` pattern on a non-`Result`"));
+                    };
+                    let (flag, inner) = if *variant == Variant::Ok { (*ok, o) } else { (self.b.not(*ok), e) };
+                    match args.first().map(|a| self.pat_test(a, inner)).transpose()?.flatten() {
+                        Some(t) => Some(self.b.and(flag, t)),
+                        None => Some(flag),
+                    }
                 }
             },
             PatKind::Or(ps) => {
@@ -937,7 +967,9 @@ impl<'a> Lower<'a> {
                 }
                 Ok(())
             }
-            (PatKind::Variant { variant: Variant::Some, args }, Val::Opt(_, inner)) => match args.first() {
+            (PatKind::Variant { variant: Variant::Some, args }, Val::Opt(_, inner))
+            | (PatKind::Variant { variant: Variant::Ok, args }, Val::Res(_, inner, _))
+            | (PatKind::Variant { variant: Variant::Err, args }, Val::Res(_, _, inner)) => match args.first() {
                 Some(a) => self.pat_bind(a, inner),
                 None => Ok(()),
             },
@@ -1266,6 +1298,14 @@ impl<'a> Lower<'a> {
                 let payload = self.b.or(none, inner);
                 self.b.and(same_flag, payload)
             }
+            (Val::Res(f, xo, xe), Val::Res(g, yo, ye)) => {
+                // Same variant, and the same value in the variant held.
+                let same_flag = self.b.eq(*f, *g);
+                let ok = self.val_eq(xo, yo, ty, span)?;
+                let err = self.val_eq(xe, ye, ty, span)?;
+                let payload = self.b.select(*f, ok, err);
+                self.b.and(same_flag, payload)
+            }
             (a @ (Val::Action(_) | Val::ActionData(_)), b @ (Val::Action(_) | Val::ActionData(_))) => {
                 let (x, y) = (self.action_data(a.clone(), span)?, self.action_data(b.clone(), span)?);
                 let mut acc = self.b.eq(x.tag, y.tag);
@@ -1331,7 +1371,17 @@ impl<'a> Lower<'a> {
                 Val::Scalar(self.iconst(w, *value))
             }
             Variant::Ok | Variant::Err => {
-                return Err(LowerError::new(span, "`Result` values (`Ok`/`Err`) are not supported yet"))
+                let Ty::Result(t, err) = &e.ty else {
+                    return Err(LowerError::new(span, "internal: `Ok`/`Err` of a non-`Result` type"));
+                };
+                let held = vals.pop().unwrap_or_else(Val::unit);
+                if *variant == Variant::Ok {
+                    let f = self.b.bool_const(true);
+                    Val::Res(f, Box::new(held), Box::new(self.zero(err, span)?))
+                } else {
+                    let f = self.b.bool_const(false);
+                    Val::Res(f, Box::new(self.zero(t, span)?), Box::new(held))
+                }
             }
         })
     }
@@ -1735,9 +1785,14 @@ impl<'a> Lower<'a> {
             }
             (ElementKind::Array, "get") => Val::Scalar(self.b.array_get(s, a(0)?)),
             (ElementKind::Array, "set") => Val::Scalar(self.b.array_set(s, a(0)?, a(1)?)),
-            (ElementKind::Array, "len") | (ElementKind::Cam, "capacity") => {
+            (ElementKind::Array, "len") | (_, "capacity") => {
                 let n = match self.b.func().states[s].kind {
-                    crate::ir::StateKind::Array { size, .. } | crate::ir::StateKind::Cam { size, .. } => size,
+                    crate::ir::StateKind::Array { size, .. }
+                    | crate::ir::StateKind::Cam { size, .. }
+                    | crate::ir::StateKind::Lru { size, .. }
+                    | crate::ir::StateKind::HashTable { size, .. }
+                    | crate::ir::StateKind::Tcam { size, .. }
+                    | crate::ir::StateKind::Queue { size, .. } => size,
                     _ => 0,
                 };
                 Val::Scalar(self.iconst(64, n as u128))
@@ -1762,6 +1817,55 @@ impl<'a> Lower<'a> {
                 let m = self.b.cam_remove(s, a(0)?);
                 Val::Opt(m.valid, Box::new(Val::Scalar(m.value)))
             }
+            (ElementKind::Lru | ElementKind::HashTable | ElementKind::Tcam, _)
+            | (ElementKind::Queue, "pop" | "peek") => {
+                let maybe = |m: crate::ir::Maybe| Val::Opt(m.valid, Box::new(Val::Scalar(m.value)));
+                let evicted = |e: crate::ir::Evicted| {
+                    Val::Opt(e.valid, Box::new(Val::Tuple(vec![Val::Scalar(e.key), Val::Scalar(e.value)])))
+                };
+                match (element, method) {
+                    (ElementKind::Lru, "get") => maybe(self.b.lru_get(s, a(0)?)),
+                    (ElementKind::Lru, "peek") => maybe(self.b.lru_peek(s, a(0)?)),
+                    (ElementKind::Lru, "contains") => Val::Scalar(self.b.lru_contains(s, a(0)?)),
+                    (ElementKind::Lru, "insert") => evicted(self.b.lru_insert(s, a(0)?, a(1)?)),
+                    (ElementKind::Lru, "remove") => maybe(self.b.lru_remove(s, a(0)?)),
+                    (ElementKind::HashTable, "get") => maybe(self.b.hash_get(s, a(0)?)),
+                    (ElementKind::HashTable, "contains") => Val::Scalar(self.b.hash_contains(s, a(0)?)),
+                    (ElementKind::HashTable, "insert") => evicted(self.b.hash_insert(s, a(0)?, a(1)?)),
+                    (ElementKind::HashTable, "remove") => maybe(self.b.hash_remove(s, a(0)?)),
+                    (ElementKind::Tcam, "lookup") => maybe(self.b.tcam_lookup(s, a(0)?)),
+                    (ElementKind::Tcam, "lookup_slot") => {
+                        let m = self.b.tcam_lookup_slot(s, a(0)?);
+                        let slot = self.b.zext(m.value, 64);
+                        Val::Opt(m.valid, Box::new(Val::Scalar(slot)))
+                    }
+                    (ElementKind::Tcam, "set") => Val::Scalar(self.b.tcam_set(s, a(0)?, a(1)?, a(2)?, a(3)?)),
+                    (ElementKind::Tcam, "clear") => {
+                        self.b.tcam_clear(s, a(0)?);
+                        Val::unit()
+                    }
+                    (ElementKind::Queue, "pop") => maybe(self.b.queue_pop(s)),
+                    (ElementKind::Queue, "peek") => maybe(self.b.queue_peek(s)),
+                    (el, m) => {
+                        return Err(LowerError::new(
+                            span,
+                            format!("`{}::{m}` is not supported by the lowering yet", el.name()),
+                        ))
+                    }
+                }
+            }
+            (ElementKind::Queue, "push") => {
+                // `Result<(), T>`: `Ok(())`, or `Err(v)` giving the pushed value back.
+                let v = a(0)?;
+                let ok = self.b.queue_push(s, v);
+                Val::Res(ok, Box::new(Val::unit()), Box::new(Val::Scalar(v)))
+            }
+            (ElementKind::Queue, "len") => {
+                let n = self.b.queue_len(s);
+                Val::Scalar(self.b.resize(n, w.unwrap_or(64)))
+            }
+            (ElementKind::Queue, "is_empty") => Val::Scalar(self.b.queue_is_empty(s)),
+            (ElementKind::Queue, "is_full") => Val::Scalar(self.b.queue_is_full(s)),
             (el, m) => {
                 return Err(LowerError::new(span, format!("`{}::{m}` is not supported by the lowering yet", el.name())))
             }
@@ -1793,6 +1897,12 @@ impl<'a> Lower<'a> {
                     return Err(LowerError::new(span, "internal: `Option` method on a non-`Option`"));
                 };
                 Val::Scalar(if method == "is_some" { *valid } else { self.b.not(*valid) })
+            }
+            ("Result", "is_ok" | "is_err") => {
+                let Val::Res(ok, ..) = &vals[0] else {
+                    return Err(LowerError::new(span, "internal: `Result` method on a non-`Result`"));
+                };
+                Val::Scalar(if method == "is_ok" { *ok } else { self.b.not(*ok) })
             }
             ("Option", "unwrap_or") => {
                 let Val::Opt(valid, inner) = &vals[0] else {
@@ -1899,6 +2009,11 @@ impl<'a> Lower<'a> {
             (Val::Opt(f, x), Val::Opt(g, y)) => {
                 let v = self.b.select(c, *f, *g);
                 Val::Opt(v, Box::new(self.select_val(c, x, y, span)?))
+            }
+            (Val::Res(f, xo, xe), Val::Res(g, yo, ye)) => {
+                let v = self.b.select(c, *f, *g);
+                let o = self.select_val(c, xo, yo, span)?;
+                Val::Res(v, Box::new(o), Box::new(self.select_val(c, xe, ye, span)?))
             }
             _ => return Err(LowerError::new(span, "selecting between these values is not supported yet")),
         })

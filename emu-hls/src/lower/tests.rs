@@ -31,21 +31,164 @@ fn a_counter_and_a_verdict() {
 }
 
 #[test]
-fn unsupported_elements_are_errors_with_a_span() {
+fn unsupported_element_methods_are_errors_with_a_span() {
     let e = lower_src(
         r#"mod q {
             use emu::prelude::*;
-            pub struct Q { q: Queue<u8, 4> }
+            pub struct Q { t: Lru<u8, u8, 4> }
             impl NetworkFunction for Q {
                 fn process(&mut self, pkt: &mut Packet, _meta: &Meta) -> Action {
+                    if self.t.len() > 2 {
+                        return Action::Reply;
+                    }
                     Action::Flood
                 }
             }
         }"#,
     )
     .unwrap_err();
-    assert!(e.message.contains("a `Queue` has no IR state element yet"), "{e}");
-    assert_eq!(e.line_col().0, 3, "{e}");
+    assert!(e.message.contains("`Lru::len` is not supported by the lowering yet"), "{e}");
+    assert_eq!(e.line_col().0, 6, "{e}");
+}
+
+/// `Lru`, `HashTable`, `Tcam` and `Queue` fields become state declarations of their shapes,
+/// and each per-packet method one op; `Queue::push`'s `Result` is matched on and tested.
+#[test]
+fn each_state_element_and_its_methods() {
+    let f = lower_src(
+        r#"mod t {
+            use emu::prelude::*;
+            pub struct T {
+                recent: Lru<Ipv4Addr, Mac, 32>,
+                flows: HashTable<u32, u16, 1024>,
+                routes: Tcam<Ipv4Addr, Port, 24>,
+                backlog: Queue<u16, 100>,
+            }
+            impl NetworkFunction for T {
+                fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+                    let ip = pkt.ipv4();
+                    let (src, dst) = (ip.src(), ip.dst());
+                    if self.recent.peek(src).is_none() && !self.recent.contains(dst) {
+                        self.recent.insert(src, pkt.ethernet().src());
+                    }
+                    let mac = self.recent.get(dst).unwrap_or(Mac::BROADCAST);
+                    self.recent.remove(Ipv4Addr::new(0, 0, 0, 0));
+                    let flow = src.0 ^ dst.0;
+                    let n = self.flows.get(flow).unwrap_or(0);
+                    if let Some((_, old)) = self.flows.insert(flow, n.wrapping_add(1)) {
+                        self.flows.remove(old as u32);
+                    }
+                    let known = self.flows.contains(flow);
+                    if meta.in_port == 3 {
+                        self.routes.set(pkt.byte(20) as usize, dst, Ipv4Addr::new(255, 255, 255, 0), 1);
+                        self.routes.clear(23);
+                    }
+                    match self.backlog.push(n) {
+                        Ok(()) => {}
+                        Err(back) => {
+                            pkt.set_byte(30, back as u8);
+                        }
+                    }
+                    if self.backlog.is_full() || self.backlog.len() > self.backlog.capacity() / 2 {
+                        let _ = self.backlog.pop();
+                    }
+                    let first = self.backlog.peek().unwrap_or(0);
+                    if self.backlog.is_empty() || first == 7 || !known || mac.is_broadcast() {
+                        return Action::Flood;
+                    }
+                    match (self.routes.lookup(dst), self.routes.lookup_slot(dst)) {
+                        (Some(port), Some(slot)) if slot < 8 => Action::Forward(port),
+                        _ => Action::Drop(DropReason::NoRoute),
+                    }
+                }
+            }
+        }"#,
+    )
+    .unwrap();
+    let text = f.to_string();
+    for decl in [
+        "state recent: lru<u32, u48, 32>",
+        "state flows: hash_table<u32, u16, 1024, 4>",
+        "state routes: tcam<u32, u8, 24>",
+        "state backlog: queue<u16, 100>",
+    ] {
+        assert!(text.contains(&format!("    {decl}\n")), "{decl}: {text}");
+    }
+    for op in [
+        ":u1, v", // (found, value) pairs
+        " = lru.peek recent, ",
+        ":u1 = lru.contains recent, ",
+        ":u48 = lru.insert recent, ",
+        ":u48 = lru.get recent, ",
+        ":u48 = lru.remove recent, ",
+        ":u16 = hash_table.get flows, ",
+        ":u16 = hash_table.insert flows, ",
+        ":u16 = hash_table.remove flows, ",
+        ":u1 = hash_table.contains flows, ",
+        ":u1 = tcam.set routes, ",
+        "    tcam.clear routes, ",
+        ":u8 = tcam.lookup routes, ",
+        ":u5 = tcam.lookup_slot routes, ",
+        ":u1 = queue.push backlog, ",
+        ":u1 = queue.is_full backlog\n",
+        ":u7 = queue.len backlog\n",
+        ":u16 = queue.pop backlog\n",
+        ":u16 = queue.peek backlog\n",
+        ":u1 = queue.is_empty backlog\n",
+    ] {
+        assert!(text.contains(op), "{op}: {text}");
+    }
+    let mut opt = f.clone();
+    crate::passes::optimize(&mut opt).unwrap();
+    crate::ir::verify(&opt).unwrap();
+}
+
+/// `Ok`/`Err` made, bound, matched, compared and tested (`is_ok`, `is_err`) as values.
+#[test]
+fn results_as_values() {
+    let f = lower_src(
+        r#"mod r {
+            use emu::prelude::*;
+            pub struct R { q: Queue<u8, 2> }
+            fn check(x: u8) -> Result<u8, u16> {
+                if x > 100 { Err(x as u16 * 3) } else { Ok(x + 1) }
+            }
+            impl NetworkFunction for R {
+                fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+                    let r = check(pkt.byte(0));
+                    let pushed = self.q.push(pkt.byte(1));
+                    if pushed.is_err() {
+                        pkt.set_byte(2, 0xee);
+                    }
+                    if r == Ok(5u8) {
+                        return Action::Reply;
+                    }
+                    match r {
+                        Ok(v) => Action::Forward(v & 3),
+                        Err(e) if e > 400 => Action::Drop(DropReason::Policy),
+                        Err(_) => {
+                            if r.is_ok() { Action::Flood } else { Action::Forward(meta.in_port) }
+                        }
+                    }
+                }
+            }
+        }"#,
+    )
+    .unwrap();
+    let mut state = crate::interp::State::new(&f);
+    for (b0, b1, port, want, byte2) in [
+        (4u8, 0u8, 0u8, emu_core::Action::Reply, 0u8),
+        (6, 0, 0, emu_core::Action::Forward(3), 0),
+        (200, 0, 2, emu_core::Action::Drop(DropReason::Policy), 0xee),
+        (101, 0, 2, emu_core::Action::Forward(2), 0xee),
+    ] {
+        let mut frame = vec![0u8; 60];
+        frame[0] = b0;
+        frame[1] = b1;
+        let meta = emu_core::Meta { in_port: port, len: 60, timestamp: 0 };
+        let got = crate::interp::run_frame(&f, &mut state, &mut frame, &meta).unwrap();
+        assert_eq!((got, frame[2]), (want, byte2), "bytes {b0}, {b1}");
+    }
 }
 
 fn run(f: &Function, frame: &[u8], in_port: u8) -> (emu_core::Action, Vec<u8>) {
@@ -396,5 +539,61 @@ fn packet_meta_and_state_operations() {
             let got = crate::interp::run_frame(g, state, &mut frame, &meta).unwrap();
             assert_eq!((got, &frame), (want, &want_frame), "frame {n}");
         }
+    }
+}
+
+/// An NF using the elements the back end does not build yet lowers, and `Design::new` says
+/// which element stops it; the report and the symbol table describe every element.
+#[cfg(feature = "hw")]
+#[test]
+fn the_back_end_names_the_elements_it_cannot_build_yet() {
+    use crate::backend::{report::report, symbols::symbols, Design, HwConfig};
+    let f = lower_src(
+        r#"mod b {
+            use emu::prelude::*;
+            pub struct B {
+                seen: Counter,
+                recent: Lru<Mac, Port, 8>,
+                flows: HashTable<u32, u16, 64, 2>,
+                rules: Tcam<u16, u8, 5>,
+                backlog: Queue<u16, 16>,
+            }
+            impl NetworkFunction for B {
+                fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+                    self.seen.inc();
+                    if meta.in_port == 1 {
+                        let _ = self.backlog.push(meta.len);
+                        self.flows.insert(pkt.ipv4().src().0, meta.len);
+                        self.recent.insert(pkt.ethernet().src(), meta.in_port);
+                    }
+                    match self.rules.lookup(pkt.ethernet().ethertype()) {
+                        Some(p) => Action::Forward(p),
+                        None => Action::Flood,
+                    }
+                }
+            }
+        }"#,
+    )
+    .unwrap();
+    let e = Design::new(f.clone(), HwConfig::new(64)).unwrap_err();
+    assert_eq!(e, "`recent`: an lru is not in the hardware back end yet");
+    let d = Design { sched: crate::sched::schedule(&f), func: f, config: HwConfig::new(64), init: vec![None; 5] };
+    let r = report(&d);
+    for row in [
+        "| recent | LRU (registers, comparators, ages) | 60 × 8 | 480 |",
+        "| flows | hash table (block RAM) | 49 × 2 × 32 | 3136 |",
+        "| rules | TCAM (registers, masked comparators) | 41 × 5 | 205 |",
+        "| backlog | queue (block RAM) | 16 × 16 | 256 |",
+    ] {
+        assert!(r.contains(row), "{row}\n{r}");
+    }
+    let s = symbols(&d).to_string();
+    for e in [
+        r#""key_width":48,"kind":"lru","name":"recent","size":8,"value_width":8"#,
+        r#""key_width":32,"kind":"hash_table","name":"flows","size":64,"value_width":16,"ways":2"#,
+        r#""key_width":16,"kind":"tcam","name":"rules","size":5,"value_width":8"#,
+        r#""kind":"queue","name":"backlog","size":16,"width":16"#,
+    ] {
+        assert!(s.contains(e), "{e}\n{s}");
     }
 }
