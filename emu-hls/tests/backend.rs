@@ -162,8 +162,15 @@ fn cycles_per_packet_are_bounded_and_as_reported() {
             .min_by_key(|p| p.states.len())
             .expect("the learn-and-flood path");
         let per_packet = report::path_cycles(&d, &flood.states, 60);
-        // The last frame's final beat is the end of the run.
-        assert_eq!(driver.cycles, n as u64 * per_packet, "{width} bits: {per_packet} cycles per packet");
+        // The first frame is received, then every frame takes the interval; the run ends at
+        // the last frame's final beat.
+        let beats = report::beats(60, width / 8);
+        assert_eq!(driver.cycles, beats + n as u64 * per_packet, "{width} bits: {per_packet} cycles per packet");
+        assert_eq!(
+            driver.latencies[0],
+            report::path_latency(&d, &flood.states, 60),
+            "{width} bits: the first frame's latency is the report's"
+        );
         let text = report::report(&d);
         assert!(text.contains(&format!("| {per_packet} |")), "the report states {per_packet}:\n{text}");
 

@@ -327,6 +327,41 @@ fn icmp_echo_256_verilator_matches_the_cycle_model() {
 }
 
 /// The second build of a design comes from the cache, in well under a second of work.
+/// Back-to-back minimum-size frames under Verilator take exactly the cycles per packet (and
+/// the first frame the latency) that `emu hls`'s report gives for their path.
+#[test]
+fn back_to_back_frames_take_the_reported_cycles() {
+    use emu_hls::backend::report;
+    for width in [64, 256] {
+        let d = design(&learning_switch::DESCRIPTOR, width);
+        let (model, _) = VerilatorModel::build(&d, None).unwrap_or_else(|e| panic!("{e}"));
+        // Broadcast frames from one host: every one takes the learn-then-flood path.
+        let mut f = vec![0xff; 6];
+        f.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x88, 0xb5]);
+        f.resize(60, 0);
+        let n = 100u64;
+        let mut driver = Driver::new(model, width / 8, Pacing::FULL);
+        let out = driver.run(&vec![(f, 1u8); n as usize]).unwrap();
+        assert!(out.iter().all(|o| matches!(o, Outcome::Sent(0b1101, _))));
+        let learn_flood = d
+            .sched
+            .paths(&d.func)
+            .into_iter()
+            .filter(|p| p.verdict == "flood")
+            .filter(|p| {
+                p.states
+                    .iter()
+                    .any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
+            })
+            .min_by_key(|p| p.states.len())
+            .unwrap();
+        let per_packet = report::path_cycles(&d, &learn_flood.states, 60);
+        assert_eq!(driver.cycles, report::beats(60, width / 8) + n * per_packet, "{width} bits");
+        assert_eq!(driver.latencies[0], report::path_latency(&d, &learn_flood.states, 60), "{width} bits");
+        assert!(report::report(&d).contains(&format!("| {per_packet} |")));
+    }
+}
+
 #[test]
 fn a_second_build_comes_from_the_cache() {
     let d = design(&learning_switch::DESCRIPTOR, 64);

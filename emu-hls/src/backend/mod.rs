@@ -11,29 +11,34 @@
 //!
 //! # The microarchitecture
 //!
-//! One packet at a time, in four phases (the FSM's state register holds both the phase and
-//! the NF's scheduled state):
+//! Two stages, so a frame is received while the one before is processed and sent:
 //!
-//! 1. **receive**: `s_axis_tready` is high; each accepted beat goes to the packet buffer
-//!    (block RAM, one bus word per address) and, for its first [`Function::window`] bytes,
-//!    to the header-window registers (zeros past the frame's end). The first beat's
-//!    `tuser[23:16]` gives the input port (the lowest set bit `b`: port `b / 2`, so NF port
-//!    `k` is bit `2k` and DMA port `k` maps to `k` as well). Bytes past the buffer are not
-//!    stored; the frame is then oversize.
-//! 2. **check** (one cycle): `emu_core::check_frame`'s ingress checks on the length and the
-//!    window; a failing frame is dropped with its reason.
-//! 3. **the NF's states** ([`crate::sched`]): the operations over the window registers, the
-//!    length register, the metadata and the state elements; a `return` resolves the verdict
-//!    (`Action::resolve`) into the output ports or a drop.
-//! 4. **send**: one cycle to read the buffer's first word, then the frame beat by beat with
-//!    `m_axis_tvalid` high, the edited window over the buffer's bytes, `tuser[15:0]` the new
-//!    length, `[23:16]` the source and `[31:24]` the destination ports.
+//! 1. **ingress**: while it holds no frame (`s_axis_tready` high) it takes beats into one of
+//!    two packet-buffer slots (block RAM, one bus word per address) and the first
+//!    [`Function::window`] bytes into its window registers (zeros past the frame's end). The
+//!    first beat's `tuser[23:16]` gives the input port (the lowest set bit `b`: port `b / 2`,
+//!    so NF port `k` is bit `2k` and DMA port `k` maps to `k` as well). Bytes past the buffer
+//!    are not stored; the frame is then oversize. After the last beat it holds the frame
+//!    until the core takes it.
+//! 2. **core**, one frame at a time:
+//!    - **idle** (one cycle per frame): `emu_core::check_frame`'s ingress checks on the held
+//!      frame; a failing frame is dropped with its reason, a passing one is taken: its window,
+//!      length, port and slot move into the core's registers and the ingress is free again;
+//!    - **the NF's states** ([`crate::sched`]): the operations over the window registers, the
+//!      length register, the metadata and the state elements; a `return` resolves the verdict
+//!      (`Action::resolve`) into the output ports or a drop;
+//!    - **send**: the frame beat by beat with `m_axis_tvalid` high, the edited window over the
+//!      buffer's bytes (the buffer's first word is read in the NF's last state),
+//!      `tuser[15:0]` the new length, `[23:16]` the source and `[31:24]` the destination ports.
+//!
+//! Back to back, a frame costs the core 1 + its NF states + its beats, and the ingress its
+//! beats + 1; the larger is the initiation interval ([`report::path_cycles`]).
 //!
 //! Every drop shows for one cycle on `stat_drop_valid` with its code on `stat_drop_reason`
 //! (`DropReason as u8`): the tiers compare drops as well as frames.
 //!
-//! Later: ingress, core and egress decoupled by FIFOs (DESIGN §4), so a packet is received
-//! while another is processed and a third sent.
+//! Next: a third stage, so the core processes a frame while the one before is sent (DESIGN
+//! §4's ingress → core → egress FIFOs).
 
 pub mod model;
 pub mod report;
@@ -150,11 +155,8 @@ impl Design {
         let mut hw = HwConfig::new(width_bits);
         hw.ports = desc.ports;
         hw.max_frame = max_frame;
-        hw.registers = (desc.registers)(config)
-            .map_err(|e| e.to_string())?
-            .into_iter()
-            .map(|(n, v)| (n.to_string(), v))
-            .collect();
+        hw.registers =
+            (desc.registers)(config).map_err(|e| e.to_string())?.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
         Design::new(func, hw)
     }
 

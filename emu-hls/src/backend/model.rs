@@ -46,14 +46,26 @@ pub struct Outputs {
     pub drop: Option<DropReason>,
 }
 
+/// What the core (the NF and egress, one packet at a time) is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
-    Receive,
-    Check,
+    /// Waiting for a received frame; with one, checks it and takes it (one cycle).
+    Idle,
     /// An NF state; for a sum state, the cycles spent in it so far.
     Nf(StateNo, u64),
-    SendLoad,
+    /// Sending beat `.0`.
     Send(usize),
+}
+
+/// The ingress: receiving a frame into one of two buffer slots, or holding a received one
+/// until the core takes it.
+#[derive(Debug, Clone, Default)]
+struct Ingress {
+    frame: Vec<u8>,
+    oversize: bool,
+    in_port: u8,
+    /// A whole frame is held; no beat is taken until the core takes it.
+    full: bool,
 }
 
 /// The model. Make it with [`CycleModel::new`], read [`CycleModel::outputs`], then
@@ -61,10 +73,10 @@ enum Phase {
 pub struct CycleModel {
     pub(crate) design: Design,
     state: State,
+    ingress: Ingress,
     phase: Phase,
-    /// The frame as received (at most `max_frame` bytes), then as edited.
+    /// The frame the core works on, as edited.
     frame: Vec<u8>,
-    oversize: bool,
     in_port: u8,
     rx_len: u16,
     values: Vec<Option<BitVec>>,
@@ -101,9 +113,9 @@ impl CycleModel {
         CycleModel {
             design: design.clone(),
             state,
-            phase: Phase::Receive,
+            ingress: Ingress::default(),
+            phase: Phase::Idle,
             frame: vec![],
-            oversize: false,
             in_port: 0,
             rx_len: 0,
             values: vec![],
@@ -123,9 +135,9 @@ impl CycleModel {
         self.cycles
     }
 
-    /// True when no packet is in flight (receiving and nothing received yet).
+    /// True when no packet is in flight (nothing received, nothing in the core).
     pub fn is_idle(&self) -> bool {
-        self.phase == Phase::Receive && self.frame.is_empty() && !self.oversize
+        self.phase == Phase::Idle && self.ingress.frame.is_empty() && !self.ingress.oversize && !self.ingress.full
     }
 
     /// The outputs in the current cycle.
@@ -150,76 +162,76 @@ impl CycleModel {
             }
             _ => None,
         };
-        Outputs { s_axis_tready: self.phase == Phase::Receive, m_axis, drop: self.drop_out }
+        Outputs { s_axis_tready: !self.ingress.full, m_axis, drop: self.drop_out }
     }
 
-    /// One rising clock edge with `inputs`.
+    /// One rising clock edge with `inputs`. Ingress and core act on the state before the
+    /// edge: the core takes a held frame (freeing the ingress) at the same edge as it would
+    /// otherwise idle, and the ingress takes no beat while it holds a frame.
     pub fn clock(&mut self, inputs: &Inputs) {
         self.cycles += 1;
         self.drop_out = None;
+        let ingress_ready = !self.ingress.full;
         match self.phase {
-            Phase::Receive => {
-                if let Some(beat) = &inputs.s_axis {
-                    self.receive(beat);
+            Phase::Idle => {
+                if self.ingress.full {
+                    self.take();
                 }
             }
-            Phase::Check => self.check(),
             Phase::Nf(n, spent) => self.nf_state(n, spent),
-            Phase::SendLoad => self.phase = Phase::Send(0),
             Phase::Send(beat) => {
                 if inputs.m_axis_tready {
                     let bus = self.design.config.bus_bytes;
-                    self.phase = if (beat + 1) * bus >= self.frame.len() { self.done() } else { Phase::Send(beat + 1) };
+                    if (beat + 1) * bus >= self.frame.len() {
+                        self.phase = Phase::Idle;
+                    } else {
+                        self.phase = Phase::Send(beat + 1);
+                    }
                 }
             }
+        }
+        if let (true, Some(beat)) = (ingress_ready, &inputs.s_axis) {
+            self.receive(beat);
         }
     }
 
     fn receive(&mut self, beat: &Beat) {
         let bus = self.design.config.bus_bytes;
-        if self.frame.is_empty() && !self.oversize {
-            self.in_port = in_port_of(beat.tuser);
+        let max = self.design.config.max_frame;
+        let i = &mut self.ingress;
+        if i.frame.is_empty() && !i.oversize {
+            i.in_port = in_port_of(beat.tuser);
         }
         for j in 0..bus {
             if beat.tkeep & (1 << j) != 0 {
-                if self.frame.len() < self.design.config.max_frame {
-                    self.frame.push(beat.tdata[j]);
+                if i.frame.len() < max {
+                    i.frame.push(beat.tdata[j]);
                 } else {
-                    self.oversize = true;
+                    i.oversize = true;
                 }
             }
         }
         if beat.tlast {
-            self.phase = Phase::Check;
+            i.full = true;
         }
     }
 
-    fn check(&mut self) {
+    /// The ingress checks on the held frame: a drop, or the frame moves into the core.
+    fn take(&mut self) {
         let max = self.design.config.max_frame;
-        let verdict = if self.oversize && !self.frame.is_empty() {
-            Err(DropReason::Oversize)
-        } else {
-            check_frame(&self.frame, max)
-        };
+        let i = std::mem::take(&mut self.ingress);
+        let verdict =
+            if i.oversize && !i.frame.is_empty() { Err(DropReason::Oversize) } else { check_frame(&i.frame, max) };
         match verdict {
-            Err(reason) => self.drop(reason),
+            Err(reason) => self.drop_out = Some(reason),
             Ok(()) => {
-                self.rx_len = self.frame.len() as u16;
+                self.rx_len = i.frame.len() as u16;
+                self.in_port = i.in_port;
+                self.frame = i.frame;
                 self.values = vec![None; self.design.func.values.len()];
                 self.phase = Phase::Nf(0, 0);
             }
         }
-    }
-
-    fn drop(&mut self, reason: DropReason) {
-        self.drop_out = Some(reason);
-        self.phase = self.done();
-    }
-
-    fn done(&mut self) -> Phase {
-        self.frame.clear();
-        self.oversize = false;
-        Phase::Receive
     }
 
     fn nf_state(&mut self, n: StateNo, spent: u64) {
@@ -254,10 +266,13 @@ impl CycleModel {
             None => self.phase = Phase::Nf(n + 1, 0),
             Some(Next::Block(b)) => self.phase = Phase::Nf(self.start_of(b), 0),
             Some(Next::Done(action)) => match action.resolve(self.in_port, d.config.ports) {
-                Verdict::Drop(reason) => self.drop(reason),
+                Verdict::Drop(reason) => {
+                    self.drop_out = Some(reason);
+                    self.phase = Phase::Idle;
+                }
                 Verdict::Send(mask) => {
                     self.dst_ports = mask.0;
-                    self.phase = Phase::SendLoad;
+                    self.phase = Phase::Send(0);
                 }
             },
         }

@@ -17,7 +17,8 @@
 //!    unit walks the bytes a data-bus word per cycle.
 //!
 //! Every block has at least one state; its terminator is decided in its last state (a state
-//! is added when the branch condition or the returned port is a response not yet ready).
+//! is added when the branch condition or the returned port is a response not yet ready, and
+//! after a sum state that would end the block with values or a `return`).
 //! Loops need no rule here: lowering unrolls every constant-bound loop (`lower`), so the CFG
 //! is acyclic and every path through the FSM is bounded ([`Schedule::paths`]).
 
@@ -237,9 +238,13 @@ impl Schedule {
         }
         // The terminator: its operands must be ready in the last state.
         let term = func.terminator(block);
+        // A sum state hands its result over at its end and keeps the buffer's read port to
+        // its last cycle, so neither a terminator using values nor a `return` (whose send
+        // reads the buffer next) ends one.
         let needs_more =
             term.args().iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
-                || self.states[cur].kind == StateKind::Sum && !term.args().is_empty();
+                || self.states[cur].kind == StateKind::Sum
+                    && (!term.args().is_empty() || matches!(term, Terminator::Return(_)));
         if needs_more {
             cur = new_state(&mut self.states, StateKind::Plain);
         }
