@@ -161,18 +161,37 @@ fn cycles_per_packet_are_bounded_and_as_reported() {
             .filter(learns)
             .min_by_key(|p| p.states.len())
             .expect("the learn-and-flood path");
-        let per_packet = report::path_cycles(&d, &flood.states, 60);
+        let per_packet = report::path_cycles(&d, flood, 60);
         // The first frame is received, then every frame takes the interval; the run ends at
         // the last frame's final beat.
         let beats = report::beats(60, width / 8);
         assert_eq!(driver.cycles, beats + n as u64 * per_packet, "{width} bits: {per_packet} cycles per packet");
         assert_eq!(
             driver.latencies[0],
-            report::path_latency(&d, &flood.states, 60),
+            report::path_latency(&d, flood, 60),
             "{width} bits: the first frame's latency is the report's"
         );
         let text = report::report(&d);
         assert!(text.contains(&format!("| {per_packet} |")), "the report states {per_packet}:\n{text}");
+
+        // A dropping path sends nothing: back to back, its frames take the report's (shorter)
+        // interval. Host 2 sends to host 1, both on port 1: learned, then `same_port`.
+        let frame = |dst: u8, src: u8| {
+            let mut f = vec![2, 0, 0, 0, 0, dst, 2, 0, 0, 0, 0, src, 0x88, 0xb5];
+            f.resize(60, 0);
+            (f, 1u8)
+        };
+        let run = |n: usize| {
+            let mut input = vec![frame(2, 1)];
+            input.extend(std::iter::repeat_n(frame(1, 2), n));
+            let mut driver = Driver::model(&d, Pacing::FULL);
+            let out = driver.run(&input).unwrap();
+            assert!(out[1..].iter().all(|o| *o == Outcome::Dropped(emu_core::DropReason::SamePort)));
+            driver.cycles
+        };
+        let drop_path = paths.iter().find(|p| p.verdict == "drop same_port" && learns(p)).unwrap();
+        let per_drop = report::path_cycles(&d, drop_path, 60);
+        assert_eq!(run(200) - run(100), 100 * per_drop, "{width} bits: {per_drop} cycles per dropped packet");
 
         // Gaps and back-pressure: every frame comes out, and none waits long.
         for (valid, ready) in [(30, 100), (100, 30), (25, 25)] {

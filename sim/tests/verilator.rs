@@ -355,9 +355,9 @@ fn back_to_back_frames_take_the_reported_cycles() {
             })
             .min_by_key(|p| p.states.len())
             .unwrap();
-        let per_packet = report::path_cycles(&d, &learn_flood.states, 60);
+        let per_packet = report::path_cycles(&d, &learn_flood, 60);
         assert_eq!(driver.cycles, report::beats(60, width / 8) + n * per_packet, "{width} bits");
-        assert_eq!(driver.latencies[0], report::path_latency(&d, &learn_flood.states, 60), "{width} bits");
+        assert_eq!(driver.latencies[0], report::path_latency(&d, &learn_flood, 60), "{width} bits");
         assert!(report::report(&d).contains(&format!("| {per_packet} |")));
     }
 }

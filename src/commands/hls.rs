@@ -98,7 +98,7 @@ pub(crate) fn run(
     written.push(symbols_path);
 
     let paths = design.sched.paths(&design.func);
-    let cycles: Vec<u64> = paths.iter().map(|p| report::path_cycles(&design, &p.states, 64)).collect();
+    let cycles: Vec<u64> = paths.iter().map(|p| report::path_cycles(&design, p, 64)).collect();
     let cycles = match (cycles.iter().min(), cycles.iter().max()) {
         (Some(lo), Some(hi)) if lo == hi => format!("{lo}"),
         (Some(lo), Some(hi)) => format!("{lo}–{hi}"),

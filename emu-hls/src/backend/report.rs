@@ -3,7 +3,7 @@
 
 use super::Design;
 use crate::ir::StateKind;
-use crate::sched::{StateKind as FsmKind, CHAIN_LIMIT};
+use crate::sched::{Path, StateKind as FsmKind, CHAIN_LIMIT};
 use std::fmt::Write;
 
 /// Beats of a frame of `len` bytes on a bus of `bus_bytes`.
@@ -11,24 +11,26 @@ pub fn beats(len: usize, bus_bytes: usize) -> u64 {
     len.max(1).div_ceil(bus_bytes) as u64
 }
 
-/// The core's cycles for one frame of `len` bytes on a path through `states`: check and take
-/// (1), the NF states (a sum state counted at its shortest, one word: 2), send (one per beat).
-/// Back to back, this is the initiation interval when the ingress keeps up (it needs one
-/// cycle per beat plus one to hand the frame over).
-pub fn path_interval(design: &Design, states: &[usize], len: usize) -> u64 {
-    let nf: u64 = states.iter().map(|s| if design.sched.states[*s].kind == FsmKind::Sum { 2 } else { 1 }).sum();
-    1 + nf + beats(len, design.config.bus_bytes)
+/// The core's cycles for one frame of `len` bytes on `path`: check and take (1), the NF
+/// states (a sum state counted at its shortest, one word: 2), and, unless the path drops,
+/// send (one per beat). Back to back, this is the initiation interval when the ingress keeps
+/// up (it needs one cycle per beat plus one to hand the frame over).
+pub fn path_interval(design: &Design, path: &Path, len: usize) -> u64 {
+    let nf: u64 = path.states.iter().map(|s| if design.sched.states[*s].kind == FsmKind::Sum { 2 } else { 1 }).sum();
+    let send = if path.drops { 0 } else { beats(len, design.config.bus_bytes) };
+    1 + nf + send
 }
 
-/// Cycles per packet back to back: the larger of the core's interval and the ingress's.
-pub fn path_cycles(design: &Design, states: &[usize], len: usize) -> u64 {
-    path_interval(design, states, len).max(beats(len, design.config.bus_bytes) + 1)
+/// Cycles per packet back to back on `path`: the larger of the core's interval and the
+/// ingress's.
+pub fn path_cycles(design: &Design, path: &Path, len: usize) -> u64 {
+    path_interval(design, path, len).max(beats(len, design.config.bus_bytes) + 1)
 }
 
-/// One frame's latency through an idle design: receive (one per beat), then the core's
-/// interval.
-pub fn path_latency(design: &Design, states: &[usize], len: usize) -> u64 {
-    beats(len, design.config.bus_bytes) + path_interval(design, states, len)
+/// One frame's latency on `path` through an idle design: receive (one per beat), then the
+/// core's interval (to the last beat sent, or to the drop).
+pub fn path_latency(design: &Design, path: &Path, len: usize) -> u64 {
+    beats(len, design.config.bus_bytes) + path_interval(design, path, len)
 }
 
 /// The report as text.
@@ -78,7 +80,7 @@ pub fn report(design: &Design) -> String {
     let mut best64 = u64::MAX;
     for p in &paths {
         let blocks: Vec<String> = p.blocks.iter().map(|b| b.to_string()).collect();
-        let c64 = path_cycles(d, &p.states, 64);
+        let c64 = path_cycles(d, p, 64);
         worst64 = worst64.max(c64);
         best64 = best64.min(c64);
         let sum = if p.has_sum { " + sum words" } else { "" };
@@ -88,8 +90,8 @@ pub fn report(design: &Design) -> String {
             blocks.join(" → "),
             p.verdict,
             p.states.len(),
-            path_latency(d, &p.states, 64),
-            path_cycles(d, &p.states, 1518)
+            path_latency(d, p, 64),
+            path_cycles(d, p, 1518)
         );
     }
     let refused = beats(64, bus) + 1;

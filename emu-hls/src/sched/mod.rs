@@ -80,6 +80,8 @@ pub struct Path {
     pub verdict: String,
     /// True when a sum state is on the path (its cycles depend on the packet).
     pub has_sum: bool,
+    /// True when the path ends in a drop (nothing is sent).
+    pub drops: bool,
 }
 
 /// Cycles after a request before an operation's results can be used: 1 for the ops whose
@@ -272,7 +274,8 @@ impl Schedule {
                     let states: Vec<StateNo> = blocks.iter().flat_map(|b| self.block_states(*b)).collect();
                     let has_sum = states.iter().any(|s| self.states[*s].kind == StateKind::Sum);
                     let verdict = crate::ir::print::action_to_string(a);
-                    out.push(Path { blocks, states, verdict, has_sum });
+                    let drops = matches!(a, crate::ir::ActionExpr::Drop(_));
+                    out.push(Path { blocks, states, verdict, has_sum, drops });
                 }
                 t => {
                     for s in t.successors().into_iter().rev() {
