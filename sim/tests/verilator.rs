@@ -9,7 +9,7 @@ use emu_hls::backend::model::{beats, CycleModel, Driver, Inputs, Outcome, Output
 use emu_hls::backend::top::Clocked;
 use emu_hls::backend::{Design, HwConfig};
 use emu_sim::verilator::VerilatorModel;
-use std::time::Instant;
+
 
 fn design(desc: &NfDescriptor, width: usize) -> Design {
     let func = emu_hls::compile(desc.hls_source.expect("an #[emu::nf] module"), desc.window).unwrap();
@@ -510,48 +510,5 @@ fn resets_anywhere_agree_cycle_by_cycle() {
             }
         }
         assert!(resets > 10, "{resets} resets in {} cycles", hw.cycle);
-    }
-}
-
-/// Simulated cycles per second of the learning switch, cycle model and Verilator, through the
-/// same `Driver` on the same frames (run it optimized:
-/// `cargo test --release -p emu-sim --test verilator throughput -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn throughput() {
-    let desc = &learning_switch::DESCRIPTOR;
-    for width in [64, 256] {
-        let d = design(desc, width);
-        let (vl, _) = VerilatorModel::build(&d, None).unwrap_or_else(|e| panic!("{e}"));
-        let input = frames(0x7417, 20_000);
-        for (valid, ready) in [(100, 100), (25, 25)] {
-            let pacing = Pacing { valid_percent: valid, ready_percent: ready, seed: 5 };
-            let t = Instant::now();
-            let mut model = Driver::new(CycleModel::new(&d), d.config.bus_bytes, pacing);
-            let want = model.run(&input).unwrap();
-            let model_s = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let mut hw = Driver::new(vl.another(), d.config.bus_bytes, pacing);
-            let got = hw.run(&input).unwrap();
-            let vl_s = t.elapsed().as_secs_f64();
-            assert_eq!((got, hw.cycles), (want, model.cycles));
-            eprintln!(
-                "learning-switch {width} {valid}/{ready}: {} frames, {} cycles: cycle model {:.2} M cycles/s, \
-                 Verilator {:.2} M cycles/s",
-                input.len(),
-                model.cycles,
-                model.cycles as f64 / model_s / 1e6,
-                model.cycles as f64 / vl_s / 1e6
-            );
-        }
-        // The model alone: the same idle-input edge, a million times.
-        let mut bare = vl.another();
-        bare.reset();
-        let idle = Inputs { s_axis: None, m_axis_tready: true };
-        let t = Instant::now();
-        for _ in 0..1_000_000 {
-            bare.clock(&idle);
-        }
-        eprintln!("learning-switch {width}: Verilator alone {:.2} M cycles/s", 1.0 / t.elapsed().as_secs_f64());
     }
 }
