@@ -97,6 +97,21 @@ fn parse_width(s: &str) -> Result<usize, String> {
     }
 }
 
+fn parse_frames(s: &str) -> Result<std::ops::Range<u64>, String> {
+    let bad = || format!("`{s}` is not a frame range: write A..B (B excluded) or a single frame N");
+    match s.split_once("..") {
+        Some((a, b)) => {
+            let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+            if a < b {
+                Ok(a..b)
+            } else {
+                Err(bad())
+            }
+        }
+        None => s.parse::<u64>().map(|n| n..n + 1).map_err(|_| bad()),
+    }
+}
+
 fn parse_param(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
@@ -180,7 +195,7 @@ the throughput against 4x10G.
 
 Examples:
   emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
-  emu sim learning-switch --target cpu,verilator --vcd ls.vcd --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,verilator --vcd ls.vcd --vcd-frames 3..5 --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,cycle --width 64 --clock-mhz 156.25 --in examples/mixed.pcapng --out sim-out/
   emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json";
 
@@ -247,6 +262,10 @@ pub(crate) struct SimArgs {
     /// Write the verilator tier's waveform (every signal, every cycle) to FILE, for GTKWave
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
+    /// Record only these frames in the waveform, numbered from 0 as they reach the hardware
+    /// (the ingress checks drop some before): `A..B` (B excluded) or `N`
+    #[arg(long, value_name = "A..B", value_parser = parse_frames, requires = "vcd")]
+    pub vcd_frames: Option<std::ops::Range<u64>>,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }

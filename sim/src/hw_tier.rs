@@ -17,6 +17,12 @@ pub struct HwNf {
     pub error: Option<String>,
     /// Bytes of the frames given to the hardware.
     pub bytes_in: u64,
+    /// Frames given to the hardware so far.
+    pub frames_in: u64,
+    /// Which frames (numbered as they reach the hardware, from 0) a waveform records.
+    pub record: Option<std::ops::Range<u64>>,
+    /// Per output port: the cycle each frame sent there left the hardware.
+    pub sent_at: Vec<Vec<u64>>,
 }
 
 impl HwNf {
@@ -27,7 +33,14 @@ impl HwNf {
 
     /// Any clocked hardware with a bus of `bus_bytes`, fed back to back and never stalled.
     pub fn new(hw: Box<dyn Clocked + Send>, bus_bytes: usize) -> HwNf {
-        HwNf { driver: Driver::new(hw, bus_bytes, Pacing::FULL), error: None, bytes_in: 0 }
+        HwNf {
+            driver: Driver::new(hw, bus_bytes, Pacing::FULL),
+            error: None,
+            bytes_in: 0,
+            frames_in: 0,
+            record: None,
+            sent_at: vec![vec![]; 32],
+        }
     }
 
     /// Each frame's cycles from its first beat in to its last beat out (or its drop).
@@ -42,10 +55,19 @@ impl HwNf {
 
     fn run(&mut self, frame: &mut Vec<u8>, in_port: u8) -> Action {
         self.bytes_in += frame.len() as u64;
+        if let Some(r) = &self.record {
+            let on = r.contains(&self.frames_in);
+            self.driver.hw.set_recording(on);
+        }
+        self.frames_in += 1;
         // On a drop the frame stays as it came in (the hardware reports only the reason).
         match self.driver.run(&[(frame.clone(), in_port)]) {
             Ok(mut out) => match out.pop() {
                 Some(Outcome::Sent(mask, bytes)) => {
+                    let at = self.driver.finished.last().copied().unwrap_or(0);
+                    for port in (0..32).filter(|p| mask & (1 << p) != 0) {
+                        self.sent_at[port].push(at);
+                    }
                     *frame = bytes;
                     Action::Multicast(PortMask(mask))
                 }

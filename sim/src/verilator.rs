@@ -198,6 +198,8 @@ pub struct VerilatorModel {
     /// VCD time of the next dump (10 per cycle: the clock low at 10n, high at 10n + 5).
     time: u64,
     tracing: bool,
+    /// Tracing but not writing time steps (outside the frames asked for).
+    paused: bool,
     tdata_fault: Option<Vec<u8>>,
     dir: PathBuf,
 }
@@ -635,6 +637,7 @@ impl VerilatorModel {
             inputs: RawInputs::default(),
             time: 0,
             tracing: false,
+            paused: false,
             tdata_fault: None,
             dir,
         }
@@ -693,7 +696,7 @@ impl VerilatorModel {
     }
 
     fn dump(&mut self) {
-        if self.tracing {
+        if self.tracing && !self.paused {
             // SAFETY: the model is live.
             unsafe { (self.api.trace_dump)(self.model, self.time) };
         }
@@ -749,6 +752,10 @@ fn words_to_u128(w: &[u32; 4]) -> u128 {
 }
 
 impl Clocked for VerilatorModel {
+    fn set_recording(&mut self, on: bool) {
+        self.paused = !on;
+    }
+
     fn outputs(&self) -> Outputs {
         let o = self.raw_outputs();
         let m_axis = (o.m_axis_tvalid & 1 != 0).then(|| {

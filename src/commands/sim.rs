@@ -26,6 +26,9 @@ impl NetworkFunction for Shared {
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
+    if a.vcd.is_some() && !tiers.contains(&Tier::Verilator) {
+        return Err("--vcd records the verilator tier's waveform: add verilator to --target".into());
+    }
     if a.pcap.inputs.is_empty() {
         return Err("give the traffic with --in FILE (or --in PORT=FILE per port)".into());
     }
@@ -46,7 +49,9 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
                     let (model, info) = VerilatorModel::build(&design, a.vcd.clone())?;
                     let how = if info.cached { "from the cache" } else { "built" };
                     println!("verilator model {how} in {:.1} s ({})", info.seconds, info.dir.display());
-                    HwNf::new(Box::new(model), design.config.bus_bytes)
+                    let mut nf = HwNf::new(Box::new(model), design.config.bus_bytes);
+                    nf.record = a.vcd_frames.clone();
+                    nf
                 };
                 let hw = Arc::new(Mutex::new(nf));
                 hardware.push((tier, hw.clone()));
@@ -74,7 +79,11 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     }
     if tiers.len() > 1 {
         let ports = a.pcap.ports.unwrap_or(desc.ports);
-        code = code.max(compare(&tiers, out, ports)?);
+        let sent_at = |tier: Tier, port: usize, i: usize| -> Option<u64> {
+            let (_, hw) = hardware.iter().find(|(t, _)| *t == tier)?;
+            hw.lock().ok()?.sent_at.get(port)?.get(i).copied()
+        };
+        code = code.max(compare(&tiers, out, ports, &sent_at)?);
     }
     Ok(code)
 }
@@ -102,7 +111,10 @@ fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
 }
 
 /// Compares every tier with the first; prints the verdict and returns 1 on a disagreement.
-fn compare(tiers: &[Tier], out: &Path, ports: usize) -> Result<i32, String> {
+/// The cycle a hardware tier's frame `i` on `port` left it, for the diff.
+type SentAt<'a> = dyn Fn(Tier, usize, usize) -> Option<u64> + 'a;
+
+fn compare(tiers: &[Tier], out: &Path, ports: usize, sent_at: &SentAt) -> Result<i32, String> {
     let reference = tiers[0];
     let base = outcome(&out.join(reference.name()), ports)?;
     let mut disagree = false;
@@ -111,7 +123,12 @@ fn compare(tiers: &[Tier], out: &Path, ports: usize) -> Result<i32, String> {
         let (r, t) = (reference.name(), tier.name());
         for port in 0..ports {
             if let Some((i, what)) = diff::first_difference(&base.ports[port], &other.ports[port], r, t) {
-                println!("DIFFER {r} vs {t}: port {port}, frame {i}: {what}");
+                let when: Vec<String> = [reference, tier]
+                    .iter()
+                    .filter_map(|&x| sent_at(x, port, i).map(|c| format!("{x} sent it at cycle {c}")))
+                    .collect();
+                let when = if when.is_empty() { String::new() } else { format!(" ({})", when.join(", ")) };
+                println!("DIFFER {r} vs {t}: port {port}, frame {i}: {what}{when}");
                 disagree = true;
             }
         }

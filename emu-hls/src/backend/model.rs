@@ -343,6 +343,8 @@ pub struct Driver<H: Clocked> {
     /// Per frame finished, in order: cycles from its first beat taken to its last beat sent
     /// (or to its drop).
     pub latencies: Vec<u64>,
+    /// Per frame finished, in order: the cycle its last beat left (or it was dropped).
+    pub finished: Vec<u64>,
     /// Cycles with no beat moved and no drop before the run is declared hung.
     pub hang_limit: u64,
 }
@@ -367,7 +369,16 @@ impl<H: Clocked> Driver<H> {
     /// A driver over `hw`, whose bus is `bus_bytes` wide, after a reset cycle (not counted).
     pub fn new(mut hw: H, bus_bytes: usize, pacing: Pacing) -> Driver<H> {
         hw.reset();
-        Driver { hw, bus_bytes, pacing, rng: pacing.seed | 1, cycles: 0, latencies: vec![], hang_limit: 100_000 }
+        Driver {
+            hw,
+            bus_bytes,
+            pacing,
+            rng: pacing.seed | 1,
+            cycles: 0,
+            latencies: vec![],
+            finished: vec![],
+            hang_limit: 100_000,
+        }
     }
 
     fn chance(&mut self, percent: u32) -> bool {
@@ -399,6 +410,7 @@ impl<H: Clocked> Driver<H> {
             if let Some(reason) = o.drop {
                 out.push(Outcome::Dropped(reason));
                 self.latencies.push(self.cycles - started.pop_front().unwrap_or(self.cycles));
+                self.finished.push(self.cycles);
                 last_progress = self.cycles;
             }
             if let (Some(beat), true) = (&o.m_axis, ready) {
@@ -412,6 +424,7 @@ impl<H: Clocked> Driver<H> {
                     let mask = (0..4).filter(|k| dst & (1 << (2 * k)) != 0).fold(0u32, |m, k| m | (1 << k));
                     out.push(Outcome::Sent(mask, std::mem::take(&mut partial)));
                     self.latencies.push(self.cycles + 1 - started.pop_front().unwrap_or(self.cycles));
+                    self.finished.push(self.cycles + 1);
                 }
                 last_progress = self.cycles;
             }

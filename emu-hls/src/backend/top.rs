@@ -16,6 +16,9 @@ pub trait Clocked {
     fn clock(&mut self, inputs: &Inputs);
     /// One cycle with reset held, after which the outputs are those of the reset state.
     fn reset(&mut self);
+    /// Whether a waveform being written records the cycles from now on (a tracing model);
+    /// nothing for hardware that writes none.
+    fn set_recording(&mut self, _on: bool) {}
 }
 
 impl<T: Clocked + ?Sized> Clocked for Box<T> {
@@ -27,6 +30,9 @@ impl<T: Clocked + ?Sized> Clocked for Box<T> {
     }
     fn reset(&mut self) {
         (**self).reset()
+    }
+    fn set_recording(&mut self, on: bool) {
+        (**self).set_recording(on)
     }
 }
 
