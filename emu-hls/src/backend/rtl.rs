@@ -178,17 +178,28 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The index width of an array of `size` words: one bit more than numbering them takes,
+    /// so an index saturated to it ([`Gen::saturate`]) is out of range exactly when the IR's
+    /// index is.
+    fn array_index_bits(&self, size: u32) -> u32 {
+        index_width(size as u64) + 1
+    }
+
+    /// `e` (of width `w`) as `bits` bits: zero-extended, or all ones when a bit above them is
+    /// set (an index or position that large is past every array and frame).
+    fn saturate(e: Expr, w: u32, bits: u32) -> Expr {
+        match w.cmp(&bits) {
+            std::cmp::Ordering::Equal => e,
+            std::cmp::Ordering::Less => Expr::concat(vec![Expr::zero(bits - w), e]),
+            std::cmp::Ordering::Greater => {
+                Expr::mux(e.clone().slice(w - 1, bits).any(), lit(&BitVec::ones(bits as u16)), e.slice(bits - 1, 0))
+            }
+        }
+    }
+
     /// `e` (of width `w`) saturated to [`POS`] bits.
     fn sat(e: Expr, w: u32) -> Expr {
-        if w <= POS {
-            if w == POS {
-                e
-            } else {
-                Expr::concat(vec![Expr::zero(POS - w), e])
-            }
-        } else {
-            Expr::mux(e.clone().slice(w - 1, POS).any(), Expr::hex(POS, (1 << POS) - 1), e.slice(POS - 1, 0))
-        }
+        Self::saturate(e, w, POS)
     }
 
     fn nf_module(&mut self) -> Result<Module, String> {
@@ -862,7 +873,7 @@ impl<'a> Gen<'a> {
                     BinaryOp::Shl => o(*x).binary(crate::verilog::BinOp::Shl, o(*y)),
                     BinaryOp::Lshr => o(*x).binary(crate::verilog::BinOp::Shr, o(*y)),
                     BinaryOp::Ashr => {
-                        let ones = Expr::Lit(Literal::from_limbs(w, vec![u64::MAX; 4], Radix::Hex));
+                        let ones = lit(&BitVec::ones(w as u16));
                         let fill = ones.binary(crate::verilog::BinOp::Shr, o(*y)).inv();
                         o(*x).binary(crate::verilog::BinOp::Shr, o(*y)).or(Expr::mux(
                             o(*x).bit_at(w - 1),
@@ -1134,9 +1145,15 @@ impl<'a> Gen<'a> {
                         ("resp_evicted_key", key.width() as u32),
                     ],
                 ),
-                StateKind::Array { .. } => {
-                    return Err(format!("`{}`: arrays are not in the hardware back end yet", decl.name))
-                }
+                StateKind::Array { ty, size } => (
+                    vec![
+                        ("req_valid", 1),
+                        ("req_write", 1),
+                        ("req_index", self.array_index_bits(*size)),
+                        ("req_data", ty.width() as u32),
+                    ],
+                    vec![("resp_valid", 1), ("resp_ok", 1), ("resp_data", ty.width() as u32)],
+                ),
                 k @ (StateKind::Lru { .. }
                 | StateKind::HashTable { .. }
                 | StateKind::Tcam { .. }
@@ -1183,6 +1200,18 @@ impl<'a> Gen<'a> {
                             set("req_op", Expr::bit(true)),
                             set("req_data", fit(*v, *bits as u32)),
                         ],
+                        (StateKind::Array { ty, size }, StateOp::ArrayGet(i) | StateOp::ArraySet(i, _)) => {
+                            let bits = self.array_index_bits(*size);
+                            let mut b = vec![
+                                set("req_valid", Expr::bit(true)),
+                                set("req_index", Self::saturate(o(*i), self.width(*i), bits)),
+                            ];
+                            if let StateOp::ArraySet(_, v) = sop {
+                                b.push(set("req_write", Expr::bit(true)));
+                                b.push(set("req_data", fit(*v, ty.width() as u32)));
+                            }
+                            b
+                        }
                         (StateKind::Register { ty }, StateOp::RegSet(v)) => {
                             vec![set("write", Expr::bit(true)), set("write_data", fit(*v, ty.width() as u32))]
                         }
@@ -1250,7 +1279,9 @@ impl<'a> Gen<'a> {
                     StateKind::Cam { key, value, size } => {
                         hw::cam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
                     }
-                    StateKind::Array { ty, size } => hw::array_module(&name, ty.width() as u32, *size as u64),
+                    StateKind::Array { ty, size } => {
+                        hw::array_module_indexed(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size))
+                    }
                     // `Design::new` rejects these (no requests are wired yet); the blocks exist.
                     StateKind::Lru { key, value, size } => {
                         hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)

@@ -138,8 +138,15 @@ impl<const W: usize, const N: usize, const A: usize> StateBlock for Array<W, N, 
 /// ([`index_width`]`(size)`). An index computed wider must be checked against `size` before
 /// it is cut to `A` bits, or it would wrap into range.
 pub fn array_module(name: &str, width: u32, size: u64) -> Module {
+    array_module_indexed(name, width, size, index_width(size))
+}
+
+/// [`array_module`] with a `req_index` of `index_bits` (at least the exact width): the whole
+/// index is compared with `size`, so a wider index never wraps into range.
+pub fn array_module_indexed(name: &str, width: u32, size: u64, index_bits: u32) -> Module {
     assert!(size >= 1, "array_module: a hardware Array needs size >= 1");
-    let a = index_width(size);
+    assert!(index_bits >= index_width(size), "array_module: {index_bits} index bits cannot number {size} words");
+    let a = index_bits;
     Module {
         name: name.into(),
         ports: vec![

@@ -78,7 +78,7 @@ mod register;
 mod tcam;
 pub mod tools;
 
-pub use array::{array_module, Array};
+pub use array::{array_module, array_module_indexed, Array};
 pub use cam::{cam_module, Cam};
 pub use counter::{counter_module, Counter};
 pub use hash_table::{crc32_matrix, hash_table_module, Crc32Matrix, HashTable};
