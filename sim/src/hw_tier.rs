@@ -108,7 +108,9 @@ pub struct Report {
     pub frames: usize,
     /// Smallest, median and largest latency in cycles.
     pub latency_cycles: (u64, u64, u64),
-    /// Mean cycles per frame: the initiation interval, one packet being in flight at a time.
+    /// Mean cycles per frame, the frames fed one at a time (the runner hands over one, waits
+    /// for its verdict): latency more than throughput; `emu hls`'s report has the
+    /// back-to-back interval.
     pub cycles_per_frame: f64,
     /// The clock the figures in time assume.
     pub clock_mhz: f64,
@@ -147,7 +149,7 @@ impl Report {
         format!(
             "tier {tier}: {} frames at {} MHz\n\
              \x20 latency    min {lo} / median {med} / max {hi} cycles ({:.1} / {:.1} / {:.1} ns)\n\
-             \x20 interval   {:.2} cycles per frame (one frame in flight at a time)\n\
+             \x20 interval   {:.2} cycles per frame (fed one at a time; `emu hls` reports back to back)\n\
              \x20 throughput {:.2} Mpps, {:.2} Gbit/s ({:.1}% of 4x10G)\n",
             self.frames,
             self.clock_mhz,
