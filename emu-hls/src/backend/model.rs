@@ -260,7 +260,14 @@ impl CycleModel {
         for &i in &st.insts {
             m.inst(i).expect("a verified function runs");
         }
-        let next = if st.ends_block { Some(m.terminator(st.block).expect("a verified function runs")) } else { None };
+        let mut next =
+            if st.ends_block { Some(m.terminator(st.block).expect("a verified function runs")) } else { None };
+        // A bare `return` has no state: its verdict is decided in this cycle.
+        if let Some(Next::Block(b)) = next {
+            if d.sched.inlined.contains(&b) {
+                next = Some(m.terminator(b).expect("a verified function runs"));
+            }
+        }
         self.values = std::mem::take(&mut m.values);
         match next {
             None => self.phase = Phase::Nf(n + 1, 0),

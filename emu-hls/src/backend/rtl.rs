@@ -105,7 +105,7 @@ impl<'a> Gen<'a> {
         for (n, st) in d.sched.states.iter().enumerate() {
             let mut uses: Vec<Value> = st.insts.iter().flat_map(|i| f.insts[*i].op.args()).collect();
             if st.ends_block {
-                uses.extend(f.terminator(st.block).args());
+                uses.extend(crate::sched::exit_uses(f, st.block));
             }
             for v in uses {
                 if d.sched.def_state(f, v) != Some(n) || matches!(f.values[v].def, ValueDef::Param(..)) {
@@ -1044,6 +1044,9 @@ impl<'a> Gen<'a> {
         let f = &self.d.func;
         let st = &self.d.sched.states[n];
         let go = |call: &crate::ir::BlockCall| -> Vec<Stmt> {
+            if let Some(a) = self.d.sched.inlined_return(f, call) {
+                return self.verdict(&a, n);
+            }
             let target = &f.blocks[call.block];
             let mut s: Vec<Stmt> = target
                 .params

@@ -16,15 +16,17 @@
 //! 5. **a sum is next**: a `pkt.sum` or `pkt.window_sum` has its own state, in which the sum
 //!    unit walks the bytes a data-bus word per cycle.
 //!
-//! Every block has at least one state; its terminator is decided in its last state (a state
+//! A block that is a bare `return` has no state: the state that jumps to it decides the verdict
+//! (saving a cycle on every such path). Every other block has at least one state; its
+//! terminator is decided in its last state (a state
 //! is added when the branch condition or the returned port is a response not yet ready, and
 //! after a sum state that would end the block with values or a `return`).
 //! Loops need no rule here: lowering unrolls every constant-bound loop (`lower`), so the CFG
 //! is acyclic and every path through the FSM is bounded ([`Schedule::paths`]).
 
-use crate::ir::{Block, Cfg, Function, Inst, Op, StateId, StateOp, Terminator, Value, ValueDef};
+use crate::ir::{ActionExpr, Block, Cfg, Function, Inst, Op, StateId, StateOp, Terminator, Value, ValueDef};
 use core::fmt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The deepest combinational chain allowed in one state, in [`delay`] units (about one
 /// LUT level each on a 7-series part: 12 levels leave margin at 200 MHz).
@@ -67,6 +69,9 @@ pub struct Schedule {
     pub block_start: HashMap<Block, StateNo>,
     /// The state of each scheduled instruction.
     pub inst_state: HashMap<Inst, StateNo>,
+    /// Blocks that are a bare `return` (no operations, not the entry): they have no state;
+    /// the state jumping to one decides its verdict at once.
+    pub inlined: HashSet<Block>,
 }
 
 /// A path through the FSM from the entry to a `return`.
@@ -161,14 +166,41 @@ fn packet_access(op: &Op) -> (bool, bool) {
     }
 }
 
+/// The values a block's end uses: its terminator's operands and the operands of the bare
+/// returns it jumps to (arguments of the jump standing for their parameters).
+pub fn exit_uses(func: &Function, block: Block) -> Vec<Value> {
+    let term = func.terminator(block);
+    let mut uses = term.args();
+    for call in term.calls() {
+        let target = &func.blocks[call.block];
+        if !target.insts.is_empty() {
+            continue;
+        }
+        if let Terminator::Return(a) = func.terminator(call.block) {
+            if let Some(v) = a.arg() {
+                if !target.params.contains(&v) {
+                    uses.push(v);
+                }
+            }
+        }
+    }
+    uses
+}
+
 /// Schedules `func` (which must be verified and acyclic).
 pub fn schedule(func: &Function) -> Schedule {
     let cfg = Cfg::new(func);
-    let mut s = Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new() };
+    let mut s =
+        Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new(), inlined: HashSet::new() };
     // Entry first, then the other reachable blocks in reverse postorder (a block's states
     // before its successors': the printed FSM reads top down).
     for &b in cfg.rpo() {
-        s.schedule_block(func, b);
+        let bare_return = func.blocks[b].insts.is_empty() && matches!(func.terminator(b), Terminator::Return(_));
+        if bare_return && Some(b) != func.entry() {
+            s.inlined.insert(b);
+        } else {
+            s.schedule_block(func, b);
+        }
     }
     s
 }
@@ -238,13 +270,15 @@ impl Schedule {
                 defs.insert(r, (cur, depth, latency(op)));
             }
         }
-        // The terminator: its operands must be ready in the last state.
+        // The terminator: its operands (and those of the bare returns it jumps to) must be
+        // ready in the last state.
         let term = func.terminator(block);
+        let exit_uses = exit_uses(func, block);
         // A sum state hands its result over at its end and keeps the buffer's read port to
         // its last cycle, so neither a terminator using values nor a `return` (whose send
         // reads the buffer next) ends one.
         let needs_more =
-            term.args().iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
+            exit_uses.iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
                 || self.states[cur].kind == StateKind::Sum
                     && (!term.args().is_empty() || matches!(term, Terminator::Return(_)));
         if needs_more {
@@ -252,6 +286,22 @@ impl Schedule {
         }
         self.states[cur].ends_block = true;
         debug_assert!(cur >= first);
+    }
+
+    /// The verdict of jumping to `call` when its block is a bare `return` ([`Schedule::inlined`]):
+    /// the action with a parameter of that block replaced by the jump's argument.
+    pub fn inlined_return(&self, func: &Function, call: &crate::ir::BlockCall) -> Option<ActionExpr> {
+        if !self.inlined.contains(&call.block) {
+            return None;
+        }
+        let Terminator::Return(a) = func.terminator(call.block) else { return None };
+        Some(match a.arg() {
+            Some(v) => match func.blocks[call.block].params.iter().position(|p| *p == v) {
+                Some(i) => a.with_arg(call.args[i]),
+                None => *a,
+            },
+            None => *a,
+        })
     }
 
     /// The state a value is defined in (block parameters: their block's first state).
@@ -291,7 +341,7 @@ impl Schedule {
 
     /// The states of `block`, in order.
     pub fn block_states(&self, block: Block) -> std::ops::Range<StateNo> {
-        let start = self.block_start[&block];
+        let Some(&start) = self.block_start.get(&block) else { return 0..0 };
         let mut end = start;
         while end < self.states.len() && self.states[end].block == block {
             end += 1;
@@ -321,6 +371,12 @@ impl fmt::Display for Printed<'_> {
             if st.ends_block {
                 writeln!(f, "    {}", crate::ir::print::terminator_to_string(self.func.terminator(st.block)))?;
             }
+        }
+        let mut inlined: Vec<_> = self.s.inlined.iter().collect();
+        inlined.sort_by_key(|b| b.as_u32());
+        for b in inlined {
+            let t = crate::ir::print::terminator_to_string(self.func.terminator(*b));
+            writeln!(f, "{b}: {t} (no state: decided by the state jumping to it)")?;
         }
         Ok(())
     }
