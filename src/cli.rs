@@ -15,6 +15,8 @@ Examples:
   emu run learning-switch --iface veth0,veth1,veth2
   emu sim learning-switch --target cpu,ir --in examples/mixed.pcapng --out sim-out/
   emu hls learning-switch -o hw/
+  emu synth learning-switch --width 64
+  emu synth learning-switch --board icebreaker
   emu new my-nf
   sudo emu mininet learning-switch --topo linear,3 --run experiment.txt";
 
@@ -46,6 +48,9 @@ enum Verb {
     /// Compile an NF into Verilog for NetFPGA SUME, with a report and a symbol table
     #[command(after_help = HLS_EXAMPLES)]
     Hls(HlsArgs),
+    /// Synthesize an NF's Verilog with yosys: a resource table for the SUME part, or an iCE40 bitstream
+    #[command(after_help = SYNTH_EXAMPLES)]
+    Synth(SynthArgs),
 }
 
 const HLS_EXAMPLES: &str = "\
@@ -79,6 +84,73 @@ pub(crate) struct HlsArgs {
     #[arg(long, value_name = "BITS", default_value_t = 256, value_parser = parse_width)]
     pub width: usize,
     /// Largest frame in bytes (the packet buffer's size); longer frames are dropped as `oversize`
+    #[arg(long, value_name = "BYTES", default_value_t = emu::DEFAULT_MAX_FRAME)]
+    pub max_frame: usize,
+    /// An NF option, the same as `--NAME VALUE`; repeat for several
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, String)>,
+    /// The module to compile when the file holds several #[emu::nf] modules
+    #[arg(long, value_name = "NAME")]
+    pub module: Option<String>,
+}
+
+const SYNTH_EXAMPLES: &str = "\
+Generates the NF's Verilog as `emu hls` does, then runs the open toolchain on it.
+
+Without --board: yosys `synth_xilinx -family xc7` with the NF's module as the top, and a table of
+LUTs (logic, and LUTs used as memory), flip-flops, block RAM (RAMB36 and RAMB18, and the total in
+RAMB18s), DSPs, CARRY4 and wide muxes, with the change against the last run of the same NF,
+width and part. The part is a label on the report: synth_xilinx maps to the 7-series family,
+not to one part (it knows no part's size, pins or speed grade); for xc7vx690t, the SUME's
+part, the table also gives each figure as a share of the part. No timing: that needs Vivado.
+
+With --board (icebreaker: iCE40UP5K-SG48; hx8k-breakout: iCE40HX8K-CT256): the NF inside a
+small harness (its inputs from a shift register fed by one pin, its outputs folded by XOR onto
+8 pins, a power-on reset), yosys `synth_ice40`, nextpnr-ice40 (placed, routed and timed at
+--freq, by default the board's 12 MHz oscillator) and icepack, giving DIR/<nf>.bin; the report
+gives the clock nextpnr achieved against the requested one, and the logic cells, LUTs,
+flip-flops and block RAMs used. The bus is 64 bits unless --width says otherwise. The exit
+status is 1 when timing is not met (the bitstream is still written).
+
+Writes, creating DIR (default synth/<nf>-<width>, or synth/<nf>-<board> with --board):
+  DIR/verilog/<module>.v   the design, as `emu hls` writes it
+  DIR/synth.json           this run's figures; the next run compares with them
+  DIR/<nf>.bin, DIR/emu_ice40_top.v, DIR/<board>.pcf, DIR/yosys.log, DIR/nextpnr.log
+                           with --board: the bitstream, the harness, the pins and the tools' logs
+
+Needs yosys (and, with --board, nextpnr-ice40 and icepack from fpga-icestorm): Debian's
+packages, installed by scripts/setup.sh. The 64-bit learning switch takes about 20 s in
+synth_xilinx and about a minute through the iCE40 flow.
+
+Examples:
+  emu synth learning-switch --width 64
+  emu synth learning-switch --width 256 --part xc7vx690t -o synth/ls-256
+  emu synth icmp-echo --ip 10.0.0.1 --width 64
+  emu synth learning-switch --board icebreaker
+  emu synth learning-switch --board hx8k-breakout --freq 25 --max-frame 256";
+
+#[derive(Args)]
+pub(crate) struct SynthArgs {
+    /// The NF: a name (`emu list` shows them) or a .rs file holding an #[emu::nf] module
+    #[arg(value_name = "NF|FILE.rs")]
+    pub nf: String,
+    /// Output directory (created if missing) [default: synth/<nf>-<width>, or synth/<nf>-<board>]
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The Xilinx part the report is labelled with; yosys synthesizes for its family (7-series),
+    /// not for the part itself
+    #[arg(long, value_name = "PART", default_value = "xc7vx690t", conflicts_with = "board")]
+    pub part: String,
+    /// Build a bitstream for an iCE40 board instead: icebreaker or hx8k-breakout
+    #[arg(long, value_name = "BOARD")]
+    pub board: Option<String>,
+    /// With --board: the clock nextpnr must meet, in MHz [default: the board's oscillator, 12]
+    #[arg(long, value_name = "MHZ", requires = "board")]
+    pub freq: Option<f64>,
+    /// Width of the AXI-Stream data path in bits: 64 or 256 [default: 256, or 64 with --board]
+    #[arg(long, value_name = "BITS", value_parser = parse_width)]
+    pub width: Option<usize>,
+    /// Largest frame in bytes (the packet buffer's size)
     #[arg(long, value_name = "BYTES", default_value_t = emu::DEFAULT_MAX_FRAME)]
     pub max_frame: usize,
     /// An NF option, the same as `--NAME VALUE`; repeat for several
@@ -304,7 +376,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
     // An NF's own options exist only once we know which NF: find its name among the words
     // after the verb.
     let verb = argv.get(1).map(String::as_str).unwrap_or("");
-    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls") {
+    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls" | "synth") {
         argv.iter().skip(2).find_map(|a| registry.find(a).ok()).copied()
     } else {
         None
@@ -337,6 +409,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
             commands::mininet::run(d, &config, &a)
         }),
         Verb::Hls(a) => commands::hls::run(&registry, &a, |d| nf_config(d, sub.expect("hls has matches"))),
+        Verb::Synth(a) => commands::synth::run(&registry, &a, |d| nf_config(d, sub.expect("synth has matches"))),
     };
     match result {
         Ok(code) => code,

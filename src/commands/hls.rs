@@ -41,55 +41,12 @@ pub(crate) fn run(
     let source = resolve(registry, a, config_of)?;
     let label = &source.label;
 
-    let func = emu_hls::compile(&source.text, source.window).map_err(|e| format!("{label}: {e}"))?;
-    let config = HwConfig {
-        bus_bytes: a.width / 8,
-        ports: source.ports,
-        max_frame: a.max_frame,
-        registers: source.registers.clone(),
-    };
-    let design = Design::new(func, config).map_err(|e| format!("{label}: {e}"))?;
-    let modules = rtl::modules(&design).map_err(|e| format!("{label}: generating Verilog: {e}"))?;
+    let design = design(&source, a.width, a.max_frame)?;
+    let modules = verilog_modules(label, &design)?;
     let report_text = report::report(&design);
     let symbol_table = symbols::symbols(&design);
 
-    // One file per module; a module generated twice (two elements of one shape) must be the same.
-    let mut verilog: BTreeMap<String, String> = BTreeMap::new();
-    let mut order = Vec::new();
-    for m in &modules {
-        let text = m.to_string();
-        match verilog.get(&m.name) {
-            Some(earlier) if *earlier != text => {
-                return Err(format!("{label}: the compiler made two different Verilog modules named `{}`", m.name))
-            }
-            Some(_) => {}
-            None => {
-                order.push(m.name.clone());
-                verilog.insert(m.name.clone(), text);
-            }
-        }
-    }
-
-    let vdir = out.join("verilog");
-    std::fs::create_dir_all(&vdir).map_err(|e| format!("cannot create {}: {e}", vdir.display()))?;
-    let mut written: Vec<PathBuf> = Vec::new();
-    for name in &order {
-        let path = vdir.join(format!("{name}.v"));
-        write(&path, &verilog[name])?;
-        written.push(path);
-    }
-    // Modules of an earlier build into the same directory would be picked up by a flow that
-    // reads verilog/*.v: remove the ones this build did not write.
-    let mut stale = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&vdir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.extension().is_some_and(|e| e == "v") && !written.contains(&path) {
-                std::fs::remove_file(&path).map_err(|e| format!("cannot remove stale {}: {e}", path.display()))?;
-                stale.push(path);
-            }
-        }
-    }
+    let (mut written, stale) = write_verilog(out, &modules)?;
     let report_path = out.join("report.md");
     write(&report_path, &report_text)?;
     written.push(report_path);
@@ -122,6 +79,68 @@ pub(crate) fn run(
     }
     println!("done in {:.2} s", start.elapsed().as_secs_f64());
     Ok(0)
+}
+
+/// `source` compiled and scheduled for a bus of `width` bits and frames up to `max_frame` bytes.
+pub(crate) fn design(source: &Source, width: usize, max_frame: usize) -> Result<Design, String> {
+    let label = &source.label;
+    let func = emu_hls::compile(&source.text, source.window).map_err(|e| format!("{label}: {e}"))?;
+    let config = HwConfig { bus_bytes: width / 8, ports: source.ports, max_frame, registers: source.registers.clone() };
+    Design::new(func, config).map_err(|e| format!("{label}: {e}"))
+}
+
+/// The design's Verilog as (module name, text), the NF's module first, each module once.
+pub(crate) fn verilog_modules(label: &str, design: &Design) -> Result<Vec<(String, String)>, String> {
+    let modules = rtl::modules(design).map_err(|e| format!("{label}: generating Verilog: {e}"))?;
+    // One file per module; a module generated twice (two elements of one shape) must be the same.
+    let mut verilog: BTreeMap<String, String> = BTreeMap::new();
+    let mut order = Vec::new();
+    for m in &modules {
+        let text = m.to_string();
+        match verilog.get(&m.name) {
+            Some(earlier) if *earlier != text => {
+                return Err(format!("{label}: the compiler made two different Verilog modules named `{}`", m.name))
+            }
+            Some(_) => {}
+            None => {
+                order.push(m.name.clone());
+                verilog.insert(m.name.clone(), text);
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|name| {
+            let text = verilog.remove(&name).expect("kept above");
+            (name, text)
+        })
+        .collect())
+}
+
+/// Writes `modules` as `out/verilog/<module>.v` and removes the `.v` files there that they do
+/// not name. Returns the files written and the stale files removed.
+pub(crate) fn write_verilog(out: &Path, modules: &[(String, String)]) -> Result<(Vec<PathBuf>, Vec<PathBuf>), String> {
+    let vdir = out.join("verilog");
+    std::fs::create_dir_all(&vdir).map_err(|e| format!("cannot create {}: {e}", vdir.display()))?;
+    let mut written: Vec<PathBuf> = Vec::new();
+    for (name, text) in modules {
+        let path = vdir.join(format!("{name}.v"));
+        write(&path, text)?;
+        written.push(path);
+    }
+    // Modules of an earlier build into the same directory would be picked up by a flow that
+    // reads verilog/*.v: remove the ones this build did not write.
+    let mut stale = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&vdir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "v") && !written.contains(&path) {
+                std::fs::remove_file(&path).map_err(|e| format!("cannot remove stale {}: {e}", path.display()))?;
+                stale.push(path);
+            }
+        }
+    }
+    Ok((written, stale))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {

@@ -7,3 +7,4 @@ pub(crate) mod new;
 pub(crate) mod progress;
 pub(crate) mod run;
 pub(crate) mod sim;
+pub(crate) mod synth;
