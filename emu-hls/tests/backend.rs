@@ -286,41 +286,52 @@ fn verilog_is_reproducible() {
 /// offset, `set_len` shortening and lengthening. Its source as `HLS_SOURCE` would carry it.
 pub const COVERAGE_NF: &str = include_str!("nf/coverage.rs");
 
-fn coverage_design(width: usize) -> Design {
-    let func = emu_hls::compile(COVERAGE_NF, 64).unwrap_or_else(|e| panic!("{e}"));
-    Design::new(func, HwConfig::new(width)).unwrap()
+/// An NF around an `Lru`, every op of it.
+pub const LRU_NF: &str = include_str!("nf/lru_cache.rs");
+
+/// Random frames between 6 hosts (so tables hit and evict), not IPv4 (the ingress checks let
+/// them through to the NF).
+fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| {
+            let len = 14 + rng.below(200) as usize;
+            let mut f = rng.bytes(len);
+            f[..12].copy_from_slice(&[2, 0, 0, 0, 0, rng.below(6) as u8, 2, 0, 0, 0, 0, rng.below(6) as u8]);
+            f[12] = 0x88;
+            (f, rng.below(4) as u8)
+        })
+        .collect()
 }
 
-/// The coverage NF: the cycle model (through the rust-hdl block) gives the IR interpreter's
-/// outcomes on random frames, and its Verilog lints.
+/// The coverage and LRU NFs: the cycle model (through the rust-hdl block) gives the IR
+/// interpreter's outcomes on random frames, and their Verilog lints.
 #[test]
-fn the_coverage_nf_runs_and_lints() {
-    for width in [64, 256] {
-        let d = coverage_design(width);
-        let mut rng = Rng(0xc0ffee + width as u64);
-        let input: Vec<(Vec<u8>, u8)> = (0..600)
-            .map(|_| {
-                let n = 14 + rng.below(200) as usize;
-                let mut f = rng.bytes(n);
-                f[12] = 0x88; // not IPv4: the ingress checks let it through
-                (f, rng.below(4) as u8)
-            })
-            .collect();
-        let mut ir = interp_nf(&d);
-        let want: Vec<Outcome> = input.iter().map(|(f, p)| cpu(&mut ir, 64, f, *p)).collect();
-        let kinds = |k: fn(&Outcome) -> bool| want.iter().filter(|o| k(o)).count();
-        assert!(kinds(|o| matches!(o, Outcome::Dropped(_))) > 20 && kinds(|o| matches!(o, Outcome::Sent(..))) > 100);
-        let pacing = Pacing { valid_percent: 60, ready_percent: 60, seed: 3 };
-        let got = if width == 64 {
-            Driver::new(Sume64::new(&d).unwrap(), 8, pacing).run(&input)
-        } else {
-            Driver::new(Sume256::new(&d).unwrap(), 32, pacing).run(&input)
+fn the_coverage_nfs_run_and_lint() {
+    for (name, source) in [("coverage", COVERAGE_NF), ("lru", LRU_NF)] {
+        for width in [64, 256] {
+            let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let d = Design::new(func, HwConfig::new(width)).unwrap();
+            let input = host_frames(0xc0ffee + width as u64, 600);
+            let mut ir = interp_nf(&d);
+            let want: Vec<Outcome> = input.iter().map(|(f, p)| cpu(&mut ir, 64, f, *p)).collect();
+            let kinds = |k: fn(&Outcome) -> bool| want.iter().filter(|o| k(o)).count();
+            assert!(
+                kinds(|o| matches!(o, Outcome::Dropped(_))) > 20 && kinds(|o| matches!(o, Outcome::Sent(..))) > 100,
+                "{name}: {want:?}"
+            );
+            let pacing = Pacing { valid_percent: 60, ready_percent: 60, seed: 3 };
+            let got = if width == 64 {
+                Driver::new(Sume64::new(&d).unwrap(), 8, pacing).run(&input)
+            } else {
+                Driver::new(Sume256::new(&d).unwrap(), 32, pacing).run(&input)
+            }
+            .unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g, w, "{name} at {width} bits, frame {i}: {}", common::hex(&input[i].0));
+            }
+            let v = rtl::verilog(&d).unwrap();
+            emu_hls::hw::tools::verilator_lint_design(&v, &d.top_name(), true).unwrap_or_else(|e| panic!("{e}"));
         }
-        .unwrap();
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "{width} bits, frame {i}: {}", common::hex(&input[i].0));
-        }
-        let v = rtl::verilog(&d).unwrap();
-        emu_hls::hw::tools::verilator_lint_design(&v, &d.top_name(), true).unwrap_or_else(|e| panic!("{e}"));
     }
 }

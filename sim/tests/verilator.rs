@@ -514,20 +514,24 @@ fn resets_anywhere_agree_cycle_by_cycle() {
 }
 
 /// The back end's less travelled paths (an array with indices past its end, arithmetic
-/// shifts, signed comparisons, a multiply, a computed write offset, `set_len`): Verilator and
-/// the cycle model agree on every outcome and cycle.
+/// shifts, signed comparisons, a multiply, a computed write offset, `set_len`; an `Lru`, every
+/// op): Verilator and the cycle model agree on every outcome and cycle.
 #[test]
-fn the_coverage_nf_agrees_with_the_cycle_model() {
-    let source = include_str!("../../emu-hls/tests/nf/coverage.rs");
-    for width in [64, 256] {
+fn the_coverage_nfs_agree_with_the_cycle_model() {
+    let sources =
+        [include_str!("../../emu-hls/tests/nf/coverage.rs"), include_str!("../../emu-hls/tests/nf/lru_cache.rs")];
+    for (source, width) in sources.iter().flat_map(|s| [(s, 64), (s, 256)]) {
         let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{e}"));
         let d = Design::new(func, HwConfig::new(width)).unwrap();
         let (vl, _) = VerilatorModel::build(&d, None).unwrap_or_else(|e| panic!("{e}"));
         let mut rng = Rng(0xc0de + width as u64);
+        // Six hosts, so the tables hit and evict; not IPv4, so the ingress checks pass them.
         let input: Vec<(Vec<u8>, u8)> = (0..600)
             .map(|_| {
                 let n = 14 + rng.below(200) as usize;
                 let mut f = rng.bytes(n);
+                let (dst, src) = (rng.below(6) as u8, rng.below(6) as u8);
+                f[..12].copy_from_slice(&[2, 0, 0, 0, 0, dst, 2, 0, 0, 0, 0, src]);
                 f[12] = 0x88;
                 (f, rng.below(4) as u8)
             })

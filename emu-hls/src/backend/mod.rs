@@ -115,11 +115,7 @@ impl Design {
             }
         }
         for (_, decl) in func.states.iter() {
-            if let k @ (StateKind::Lru { .. }
-            | StateKind::HashTable { .. }
-            | StateKind::Tcam { .. }
-            | StateKind::Queue { .. }) = &decl.kind
-            {
+            if let k @ (StateKind::HashTable { .. } | StateKind::Tcam { .. } | StateKind::Queue { .. }) = &decl.kind {
                 return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
             }
         }

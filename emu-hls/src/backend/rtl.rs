@@ -1107,11 +1107,27 @@ impl<'a> Gen<'a> {
         let e = format!("st_{}", self.elem[s]);
         let port = |p: &str| id(format!("{e}_{p}"));
         Ok(match (sop, k) {
-            (StateOp::CamGet(_) | StateOp::CamRemove(_) | StateOp::CamContains(_), 0) => port("resp_hit"),
-            (StateOp::CamGet(_) | StateOp::CamRemove(_), 1) => port("resp_value"),
-            (StateOp::CamInsert(..), 0) => port("resp_evicted"),
-            (StateOp::CamInsert(..), 1) => port("resp_evicted_key"),
-            (StateOp::CamInsert(..), 2) => port("resp_value"),
+            (
+                StateOp::CamGet(_)
+                | StateOp::CamRemove(_)
+                | StateOp::CamContains(_)
+                | StateOp::LruGet(_)
+                | StateOp::LruPeek(_)
+                | StateOp::LruRemove(_)
+                | StateOp::LruContains(_),
+                0,
+            ) => port("resp_hit"),
+            (
+                StateOp::CamGet(_)
+                | StateOp::CamRemove(_)
+                | StateOp::LruGet(_)
+                | StateOp::LruPeek(_)
+                | StateOp::LruRemove(_),
+                1,
+            ) => port("resp_value"),
+            (StateOp::CamInsert(..) | StateOp::LruInsert(..), 0) => port("resp_evicted"),
+            (StateOp::CamInsert(..) | StateOp::LruInsert(..), 1) => port("resp_evicted_key"),
+            (StateOp::CamInsert(..) | StateOp::LruInsert(..), 2) => port("resp_value"),
             (StateOp::ArrayGet(_), 0) => port("resp_data"),
             (StateOp::ArraySet(..), 0) => port("resp_ok"),
             _ => return Err(format!("{} has no result {k} in hardware", sop.name())),
@@ -1133,7 +1149,8 @@ impl<'a> Gen<'a> {
                 StateKind::Register { ty } => {
                     (vec![("write", 1), ("write_data", ty.width() as u32)], vec![("value", ty.width() as u32)])
                 }
-                StateKind::Cam { key, value, .. } => (
+                // The Lru block has the Cam's ports (its `req_op` adds a peek).
+                StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } => (
                     vec![
                         ("req_valid", 1),
                         ("req_op", 2),
@@ -1157,10 +1174,7 @@ impl<'a> Gen<'a> {
                     ],
                     vec![("resp_valid", 1), ("resp_ok", 1), ("resp_data", ty.width() as u32)],
                 ),
-                k @ (StateKind::Lru { .. }
-                | StateKind::HashTable { .. }
-                | StateKind::Tcam { .. }
-                | StateKind::Queue { .. }) => {
+                k @ (StateKind::HashTable { .. } | StateKind::Tcam { .. } | StateKind::Queue { .. }) => {
                     return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()))
                 }
             };
@@ -1218,12 +1232,17 @@ impl<'a> Gen<'a> {
                         (StateKind::Register { ty }, StateOp::RegSet(v)) => {
                             vec![set("write", Expr::bit(true)), set("write_data", fit(*v, ty.width() as u32))]
                         }
-                        (StateKind::Cam { key, value, .. }, op) => {
+                        (StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. }, op) => {
+                            // Op codes: hw::Cam's and hw::Lru's OP_* (a contains is a peek: it
+                            // must not make the entry the most recent).
                             let (code, k, v) = match op {
-                                StateOp::CamGet(k) | StateOp::CamContains(k) => (0, Some(*k), None),
-                                StateOp::CamInsert(k, v) => (1, Some(*k), Some(*v)),
-                                StateOp::CamRemove(k) => (2, Some(*k), None),
-                                _ => return Err(format!("{} on a cam", op.name())),
+                                StateOp::CamGet(k) | StateOp::CamContains(k) | StateOp::LruGet(k) => {
+                                    (0, Some(*k), None)
+                                }
+                                StateOp::CamInsert(k, v) | StateOp::LruInsert(k, v) => (1, Some(*k), Some(*v)),
+                                StateOp::CamRemove(k) | StateOp::LruRemove(k) => (2, Some(*k), None),
+                                StateOp::LruPeek(k) | StateOp::LruContains(k) => (3, Some(*k), None),
+                                _ => return Err(format!("{} on {}", op.name(), decl.kind.with_article())),
                             };
                             let mut b = vec![set("req_valid", Expr::bit(true)), set("req_op", dec(2, code))];
                             if let Some(k) = k {

@@ -576,7 +576,7 @@ fn the_back_end_names_the_elements_it_cannot_build_yet() {
     )
     .unwrap();
     let e = Design::new(f.clone(), HwConfig::new(64)).unwrap_err();
-    assert_eq!(e, "`recent`: an lru is not in the hardware back end yet");
+    assert_eq!(e, "`flows`: a hash_table is not in the hardware back end yet");
     let d = Design { sched: crate::sched::schedule(&f), func: f, config: HwConfig::new(64), init: vec![None; 5] };
     let r = report(&d);
     for row in [
