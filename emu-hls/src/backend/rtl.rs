@@ -22,7 +22,7 @@ use crate::ir::{
     Terminator, UnaryOp, Value, ValueDef,
 };
 use crate::sched::{latency, StateKind as FsmKind, StateNo};
-use crate::verilog::{identifier, index_width, Expr, Instance, Item, Literal, Module, Port, Radix, Stmt};
+use crate::verilog::{identifier, index_width, Dir, Expr, Instance, Item, Literal, Module, Port, Radix, Stmt};
 use emu_core::DropReason;
 use std::collections::{HashMap, HashSet};
 
@@ -1142,49 +1142,21 @@ impl<'a> Gen<'a> {
         for (s, decl) in f.states.iter() {
             let e = format!("st_{}", self.elem[&s]);
             let p = |name: &str| format!("{e}_{name}");
-            let (inputs, outputs): (Vec<(&str, u32)>, Vec<(&str, u32)>) = match &decl.kind {
-                StateKind::Counter { bits } => {
-                    (vec![("req_valid", 1), ("req_op", 1), ("req_data", *bits as u32)], vec![("value", *bits as u32)])
-                }
-                StateKind::Register { ty } => {
-                    (vec![("write", 1), ("write_data", ty.width() as u32)], vec![("value", ty.width() as u32)])
-                }
-                // The Lru block has the Cam's ports (its `req_op` adds a peek).
-                StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } => (
-                    vec![
-                        ("req_valid", 1),
-                        ("req_op", 2),
-                        ("req_key", key.width() as u32),
-                        ("req_value", value.width() as u32),
-                    ],
-                    vec![
-                        ("resp_valid", 1),
-                        ("resp_hit", 1),
-                        ("resp_value", value.width() as u32),
-                        ("resp_evicted", 1),
-                        ("resp_evicted_key", key.width() as u32),
-                    ],
-                ),
-                StateKind::Array { ty, size } => (
-                    vec![
-                        ("req_valid", 1),
-                        ("req_write", 1),
-                        ("req_index", self.array_index_bits(*size)),
-                        ("req_data", ty.width() as u32),
-                    ],
-                    vec![("resp_valid", 1), ("resp_ok", 1), ("resp_data", ty.width() as u32)],
-                ),
-                k @ (StateKind::HashTable { .. } | StateKind::Tcam { .. } | StateKind::Queue { .. }) => {
-                    return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()))
-                }
-            };
-            let mut defaults = vec![];
-            for (name, w) in &inputs {
-                items.push(Item::reg(p(name), *w));
-                defaults.push(Stmt::blocking(id(p(name)), Expr::zero(*w)));
+            if let k @ (StateKind::HashTable { .. } | StateKind::Tcam { .. } | StateKind::Queue { .. }) = &decl.kind {
+                return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
             }
-            for (name, w) in &outputs {
-                items.push(Item::wire(p(name), *w));
+            // The instance's ports are the element module's own (clock and reset aside): a reg
+            // per request input, driven below, and a wire per response output.
+            let ports: Vec<Port> =
+                self.element_module(s).ports.into_iter().filter(|p| p.name != "clock" && p.name != "reset").collect();
+            let mut defaults = vec![];
+            for port in &ports {
+                if port.dir == Dir::Input {
+                    items.push(Item::reg(p(&port.name), port.width));
+                    defaults.push(Stmt::blocking(id(p(&port.name)), Expr::zero(port.width)));
+                } else {
+                    items.push(Item::wire(p(&port.name), port.width));
+                }
             }
             let mut arms = vec![];
             for (n, st) in d.sched.states.iter().enumerate() {
@@ -1265,8 +1237,8 @@ impl<'a> Gen<'a> {
             }
             items.push(Item::always_comb(defaults));
             let mut connections = vec![("clock".to_string(), id("axis_aclk")), ("reset".to_string(), id("rst"))];
-            for (name, _) in inputs.iter().chain(&outputs) {
-                connections.push((name.to_string(), id(p(name))));
+            for port in &ports {
+                connections.push((port.name.clone(), id(p(&port.name))));
             }
             items.push(Item::Instance(Instance {
                 module: self.element_module_name(s),
@@ -1283,44 +1255,40 @@ impl<'a> Gen<'a> {
     }
 
     fn element_modules(&self) -> Vec<Module> {
-        let f = &self.d.func;
-        f.states
-            .iter()
-            .map(|(s, decl)| {
-                let name = self.element_module_name(s);
-                match &decl.kind {
-                    StateKind::Counter { bits } => hw::counter_module(&name, *bits as u32),
-                    StateKind::Register { ty } => {
-                        let init = self.d.init[s.as_u32() as usize].unwrap_or(BitVec::zero(ty.width()));
-                        hw::register_module(
-                            &name,
-                            ty.width() as u32,
-                            &Literal::from_limbs(ty.width() as u32, init.words().to_vec(), Radix::Hex),
-                        )
-                    }
-                    StateKind::Cam { key, value, size } => {
-                        hw::cam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
-                    }
-                    StateKind::Array { ty, size } => {
-                        hw::array_module_indexed(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size))
-                    }
-                    // `Design::new` rejects these (no requests are wired yet); the blocks exist.
-                    StateKind::Lru { key, value, size } => {
-                        hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
-                    }
-                    StateKind::HashTable { key, value, size, ways } => hw::hash_table_module(
-                        &name,
-                        key.width() as u32,
-                        value.width() as u32,
-                        *size as u64,
-                        *ways as u64,
-                    ),
-                    StateKind::Tcam { key, value, size } => {
-                        hw::tcam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
-                    }
-                    StateKind::Queue { ty, size } => hw::queue_module(&name, ty.width() as u32, *size as u64),
-                }
-            })
-            .collect()
+        self.d.func.states.keys().map(|s| self.element_module(s)).collect()
+    }
+
+    /// The module of state element `s`, with the NF's widths (and a register's configured
+    /// value).
+    fn element_module(&self, s: StateId) -> Module {
+        let name = self.element_module_name(s);
+        match &self.d.func.states[s].kind {
+            StateKind::Counter { bits } => hw::counter_module(&name, *bits as u32),
+            StateKind::Register { ty } => {
+                let init = self.d.init[s.as_u32() as usize].unwrap_or(BitVec::zero(ty.width()));
+                hw::register_module(
+                    &name,
+                    ty.width() as u32,
+                    &Literal::from_limbs(ty.width() as u32, init.words().to_vec(), Radix::Hex),
+                )
+            }
+            StateKind::Cam { key, value, size } => {
+                hw::cam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+            }
+            StateKind::Array { ty, size } => {
+                hw::array_module_indexed(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size))
+            }
+            StateKind::Lru { key, value, size } => {
+                hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+            }
+            // `Design::new` rejects these (no requests are wired yet); the blocks exist.
+            StateKind::HashTable { key, value, size, ways } => {
+                hw::hash_table_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)
+            }
+            StateKind::Tcam { key, value, size } => {
+                hw::tcam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+            }
+            StateKind::Queue { ty, size } => hw::queue_module(&name, ty.width() as u32, *size as u64),
+        }
     }
 }

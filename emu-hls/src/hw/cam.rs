@@ -1,7 +1,7 @@
 //! [`Cam`]: a fully associative table, `N` comparators wide.
 
 use super::{wrapper, StateBlock};
-use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Stmt};
 use rust_hdl::prelude::*;
 
 /// A fully associative table of `N` (key, value) slots: the hardware of
@@ -182,19 +182,7 @@ pub fn cam_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Mo
     assert!(size >= 1, "cam_module: a Cam needs size >= 1, as emu_core::Cam");
     Module {
         name: name.into(),
-        ports: vec![
-            Port::input("clock", 1),
-            Port::input("reset", 1),
-            Port::input("req_valid", 1),
-            Port::input("req_op", 2),
-            Port::input("req_key", key_width),
-            Port::input("req_value", value_width),
-            Port::output_wire("resp_valid", 1),
-            Port::output_wire("resp_hit", 1),
-            Port::output_wire("resp_value", value_width),
-            Port::output_wire("resp_evicted", 1),
-            Port::output_wire("resp_evicted_key", key_width),
-        ],
+        ports: super::keyed_table_ports(key_width, value_width),
         items: body(key_width, value_width, size),
     }
 }

@@ -1,7 +1,7 @@
 //! [`Lru`]: a fully associative table with exact least-recently-used replacement.
 
 use super::{wrapper, StateBlock};
-use crate::verilog::{index_width, Expr, Item, Module, Port, Stmt};
+use crate::verilog::{index_width, Expr, Item, Module, Stmt};
 use rust_hdl::prelude::*;
 
 /// A fully associative table of `N` (key, value) slots that evicts exactly the least recently
@@ -222,19 +222,7 @@ pub fn lru_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Mo
     assert!(size >= 1, "lru_module: an Lru needs size >= 1, as emu_core::Lru");
     Module {
         name: name.into(),
-        ports: vec![
-            Port::input("clock", 1),
-            Port::input("reset", 1),
-            Port::input("req_valid", 1),
-            Port::input("req_op", 2),
-            Port::input("req_key", key_width),
-            Port::input("req_value", value_width),
-            Port::output_wire("resp_valid", 1),
-            Port::output_wire("resp_hit", 1),
-            Port::output_wire("resp_value", value_width),
-            Port::output_wire("resp_evicted", 1),
-            Port::output_wire("resp_evicted_key", key_width),
-        ],
+        ports: super::keyed_table_ports(key_width, value_width),
         items: body(key_width, value_width, size),
     }
 }

@@ -165,6 +165,24 @@ pub fn ports<B: Block>(block: &B) -> Vec<Port> {
     probe.ports
 }
 
+/// The ports of [`Cam`] and [`Lru`] (one request and response interface, keyed by a
+/// `key_width`-bit key with `value_width`-bit values), for their run-time modules.
+pub(crate) fn keyed_table_ports(key_width: u32, value_width: u32) -> Vec<Port> {
+    vec![
+        Port::input("clock", 1),
+        Port::input("reset", 1),
+        Port::input("req_valid", 1),
+        Port::input("req_op", 2),
+        Port::input("req_key", key_width),
+        Port::input("req_value", value_width),
+        Port::output_wire("resp_valid", 1),
+        Port::output_wire("resp_hit", 1),
+        Port::output_wire("resp_value", value_width),
+        Port::output_wire("resp_evicted", 1),
+        Port::output_wire("resp_evicted_key", key_width),
+    ]
+}
+
 /// The block as a stand-alone Verilog module called `name`: its ports and its body, for a
 /// design built through [`crate::verilog`] rather than rust-hdl's `generate_verilog`.
 pub fn module<B: StateBlock>(block: &B, name: &str) -> Module {
