@@ -525,7 +525,28 @@ pub enum Element {
     Queue(Box<dyn QueueImpl + Send>),
 }
 
+/// `$mk!(k)` for the constant `k` equal to `$n`, among the sizes one list names (`widths`:
+/// 1 to 64; `tables`: those, 128 and 256; `memories`: those and the powers of two to 2^20),
+/// else `$default`.
 macro_rules! by_const {
+    ($n:expr, $default:expr, $mk:ident, widths) => {
+        by_const!($n, $default, $mk, widths and [])
+    };
+    ($n:expr, $default:expr, $mk:ident, tables) => {
+        by_const!($n, $default, $mk, widths and [128, 256])
+    };
+    ($n:expr, $default:expr, $mk:ident, memories) => {
+        by_const!($n, $default, $mk, widths and [
+            128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576
+        ])
+    };
+    ($n:expr, $default:expr, $mk:ident, widths and [$($more:literal),*]) => {
+        by_const!($n, $default, $mk, [
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
+            57, 58, 59, 60, 61, 62, 63, 64 $(, $more)*
+        ])
+    };
     ($n:expr, $default:expr, $mk:ident, [$($k:literal),*]) => {
         match $n {
             $($k => $mk!($k),)*
@@ -540,16 +561,7 @@ fn new_counter(bits: u16) -> Box<dyn CounterImpl + Send> {
             Box::new(Counter::<$k>::new())
         };
     }
-    by_const!(
-        bits,
-        Box::new(Counter::<64>::new()),
-        mk,
-        [
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
-            57, 58, 59, 60, 61, 62, 63, 64
-        ]
-    )
+    by_const!(bits, Box::new(Counter::<64>::new()), mk, widths)
 }
 
 fn new_cam(size: u32) -> Box<dyn CamImpl + Send> {
@@ -558,16 +570,7 @@ fn new_cam(size: u32) -> Box<dyn CamImpl + Send> {
             Box::new(Cam::<BitVec, BitVec, $k>::new())
         };
     }
-    by_const!(
-        size,
-        Box::new(ModelCam::new(size as usize)),
-        mk,
-        [
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
-            57, 58, 59, 60, 61, 62, 63, 64, 128, 256
-        ]
-    )
+    by_const!(size, Box::new(ModelCam::new(size as usize)), mk, tables)
 }
 
 fn new_lru(size: u32) -> Box<dyn LruImpl + Send> {
@@ -576,16 +579,7 @@ fn new_lru(size: u32) -> Box<dyn LruImpl + Send> {
             Box::new(Lru::<BitVec, BitVec, $k>::new())
         };
     }
-    by_const!(
-        size,
-        Box::new(ModelLru::new(size as usize)),
-        mk,
-        [
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
-            57, 58, 59, 60, 61, 62, 63, 64, 128, 256
-        ]
-    )
+    by_const!(size, Box::new(ModelLru::new(size as usize)), mk, tables)
 }
 
 fn new_tcam(size: u32) -> Box<dyn TcamImpl + Send> {
@@ -594,16 +588,7 @@ fn new_tcam(size: u32) -> Box<dyn TcamImpl + Send> {
             Box::new(Tcam::<BitVec, BitVec, $k>::new())
         };
     }
-    by_const!(
-        size,
-        Box::new(ModelTcam::new(size as usize)),
-        mk,
-        [
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
-            57, 58, 59, 60, 61, 62, 63, 64, 128, 256
-        ]
-    )
+    by_const!(size, Box::new(ModelTcam::new(size as usize)), mk, tables)
 }
 
 fn new_queue(size: u32) -> Box<dyn QueueImpl + Send> {
@@ -612,17 +597,7 @@ fn new_queue(size: u32) -> Box<dyn QueueImpl + Send> {
             Box::new(Queue::<BitVec, $k>::new())
         };
     }
-    by_const!(
-        size,
-        Box::new(ModelQueue::new(size as usize)),
-        mk,
-        [
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
-            57, 58, 59, 60, 61, 62, 63, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144,
-            524288, 1048576
-        ]
-    )
+    by_const!(size, Box::new(ModelQueue::new(size as usize)), mk, memories)
 }
 
 fn new_array(size: u32) -> Box<dyn ArrayImpl + Send> {
@@ -631,17 +606,7 @@ fn new_array(size: u32) -> Box<dyn ArrayImpl + Send> {
             Box::new(Array::<BitVec, $k>::new())
         };
     }
-    by_const!(
-        size,
-        Box::new(ModelArray::new(size as usize)),
-        mk,
-        [
-            1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
-            30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
-            57, 58, 59, 60, 61, 62, 63, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144,
-            524288, 1048576
-        ]
-    )
+    by_const!(size, Box::new(ModelArray::new(size as usize)), mk, memories)
 }
 
 /// The state of one function's elements, in declaration order, in their initial contents
