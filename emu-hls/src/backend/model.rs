@@ -135,11 +135,6 @@ impl CycleModel {
         self.cycles
     }
 
-    /// True when no packet is in flight (nothing received, nothing in the core).
-    pub fn is_idle(&self) -> bool {
-        self.phase == Phase::Idle && self.ingress.frame.is_empty() && !self.ingress.oversize && !self.ingress.full
-    }
-
     /// The outputs in the current cycle.
     pub fn outputs(&self) -> Outputs {
         let bus = self.design.config.bus_bytes;
