@@ -7,7 +7,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn emu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_emu")).args(args).output().expect("run emu")
+    emu_env(args, &[])
+}
+
+/// `emu args` with extra environment variables.
+fn emu_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_emu")).args(args).envs(env.iter().copied()).output().expect("run emu")
 }
 
 fn text(b: &[u8]) -> String {
@@ -352,15 +357,6 @@ fn sim_cpu_ir_and_cycle_tiers_agree_on_both_nfs() {
             assert!(stdout.contains("tier cycle:") && stdout.contains("latency    min"), "{stdout}");
         }
     }
-}
-
-fn emu_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_emu"));
-    c.args(args);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().unwrap()
 }
 
 /// The verilator tier on the committed example: the same frames and drops as the CPU, the
