@@ -13,7 +13,7 @@ Examples:
   emu run learning-switch --in examples/mixed.pcapng --out out/
   emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
   emu run learning-switch --iface veth0,veth1,veth2
-  emu sim learning-switch --target cpu,ir --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
   emu hls learning-switch -o hw/
   emu synth learning-switch --width 64
   emu synth learning-switch --board icebreaker
