@@ -289,6 +289,9 @@ pub const COVERAGE_NF: &str = include_str!("nf/coverage.rs");
 /// An NF around an `Lru`, every op of it.
 pub const LRU_NF: &str = include_str!("nf/lru_cache.rs");
 
+/// An NF that names only constant window positions, shortens and lengthens frames and sums them.
+pub const WINDOW_NF: &str = include_str!("nf/window_edits.rs");
+
 /// Random frames between 6 hosts (so tables hit and evict), not IPv4 (the ingress checks let
 /// them through to the NF).
 fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
@@ -308,7 +311,7 @@ fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
 /// interpreter's outcomes on random frames, and their Verilog lints.
 #[test]
 fn the_coverage_nfs_run_and_lint() {
-    for (name, source) in [("coverage", COVERAGE_NF), ("lru", LRU_NF)] {
+    for (name, source) in [("coverage", COVERAGE_NF), ("lru", LRU_NF), ("window", WINDOW_NF)] {
         for width in [64, 256] {
             let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{name}: {e}"));
             let d = Design::new(func, HwConfig::new(width)).unwrap();

@@ -109,8 +109,16 @@ pub fn report(design: &Design) -> String {
     let _ = writeln!(r, "|---|---|---|---|");
     let words = d.buffer_words();
     let _ = writeln!(r, "| packet buffer | block RAM | {} × {words} | {} |", 8 * bus, 8 * bus * words);
-    let _ = writeln!(r, "| header window | registers | {} × 1 | {} |", 8 * f.window, 8 * f.window);
-    let mut ff = 8 * f.window as usize + 16 * 2 + 8 + 32 + 8 * bus + 64;
+    // Only the window bytes the NF (and the ingress checks) name are registers; the rest are
+    // sent from the packet buffer.
+    let (ingress, core) = super::rtl::held_window_bytes(f);
+    let _ = writeln!(
+        r,
+        "| received window (bytes the NF or the checks use) | registers | {ingress} bytes | {} |",
+        8 * ingress
+    );
+    let _ = writeln!(r, "| core window (bytes the NF uses) | registers | {core} bytes | {} |", 8 * core);
+    let mut ff = 8 * (ingress + core) as usize + 16 * 3 + 8 + 32 + 8 * bus + 64;
     for (_, s) in f.states.iter() {
         let (kind, shape, bits) = element_bits(&s.kind);
         ff += if matches!(s.kind, StateKind::Array { .. }) { 0 } else { bits };

@@ -91,6 +91,90 @@ struct Gen<'a> {
     registered: HashSet<Value>,
     /// Element names in Verilog, by element.
     elem: HashMap<StateId, String>,
+    /// The window bytes the core keeps in `win_q`, and those the ingress keeps in `in_win_q`.
+    core: WindowBytes,
+    ingress: WindowBytes,
+    /// Whether the NF sets the length: then bytes past the shortest length it set read 0.
+    sets_len: bool,
+}
+
+/// Which header-window bytes a window register holds, packed in position order. A byte the NF
+/// never names at a constant position (and the ingress checks never read) is not held: the
+/// send phase and the sum unit take it from the packet buffer, which has the received frame.
+/// This keeps the two window registers to the bytes the NF uses (14 of 64 for a switch).
+#[derive(Debug, Clone)]
+struct WindowBytes {
+    /// Per window position, its byte's place in the register.
+    slot: Vec<Option<u32>>,
+    held: u32,
+}
+
+impl WindowBytes {
+    fn new(win: u32, held: impl Fn(u32) -> bool) -> WindowBytes {
+        let mut slot = vec![None; win as usize];
+        let mut next = 0;
+        for (p, s) in slot.iter_mut().enumerate() {
+            if held(p as u32) {
+                *s = Some(next);
+                next += 1;
+            }
+        }
+        WindowBytes { slot, held: next }
+    }
+
+    fn holds(&self, p: u64) -> bool {
+        self.slot.get(p as usize).is_some_and(|s| s.is_some())
+    }
+
+    /// Whether every position is held (so positions computed at run time index the register).
+    fn all(&self) -> bool {
+        self.held as usize == self.slot.len()
+    }
+
+    /// Bits `[hi:lo]` of the byte at position `p` in register `reg`.
+    fn bits(&self, reg: &str, p: u64, hi: u32, lo: u32) -> Expr {
+        let s = self.slot[p as usize].unwrap_or_else(|| panic!("window byte {p} is not held in {reg}"));
+        id(reg).slice(8 * s + hi, 8 * s + lo)
+    }
+}
+
+/// The window positions the NF reads or writes: each constant-position access's bytes, or
+/// every position when an access's position is computed.
+fn used_window_bytes(f: &crate::ir::Function) -> Vec<bool> {
+    let mut used = vec![false; f.window as usize];
+    let mut mark = |offset: u32, bytes: u32| {
+        for p in offset..offset.saturating_add(bytes).min(f.window) {
+            used[p as usize] = true;
+        }
+    };
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let (addr, bytes) = match &f.insts[i].op {
+                Op::PktRead(a, n) => (a, *n as u32),
+                Op::PktWrite(a, v) => (a, f.value_type(*v).width() as u32 / 8),
+                _ => continue,
+            };
+            if addr.base.is_some() {
+                return vec![true; f.window as usize];
+            }
+            mark(addr.offset, bytes);
+        }
+    }
+    used
+}
+
+/// How many window bytes the ingress's and the core's window registers hold.
+pub(crate) fn held_window_bytes(f: &crate::ir::Function) -> (u32, u32) {
+    let used = used_window_bytes(f);
+    let core = used.iter().filter(|&&u| u).count() as u32;
+    let ingress = (0..f.window).filter(|&p| used[p as usize] || checked_window_bytes(p)).count() as u32;
+    (ingress, core)
+}
+
+/// The window positions the ingress checks read: the three EtherType places (two VLAN tags)
+/// and the first four bytes of an IPv4 header after each.
+fn checked_window_bytes(p: u32) -> bool {
+    (12..26).contains(&p)
 }
 
 /// Width of the saturated byte positions (every position past 2^17 − 1 is past every frame).
@@ -118,6 +202,11 @@ impl<'a> Gen<'a> {
         }
         let elem = f.states.iter().map(|(s, decl)| (s, identifier(&decl.name))).collect();
         let depth = d.buffer_words() as u64;
+        let used = used_window_bytes(f);
+        let core = WindowBytes::new(f.window, |p| used[p as usize]);
+        let ingress = WindowBytes::new(f.window, |p| used[p as usize] || checked_window_bytes(p));
+        let sets_len =
+            f.layout.iter().any(|&b| f.blocks[b].insts.iter().any(|&i| matches!(f.insts[i].op, Op::PktSetLen(_))));
         Gen {
             d,
             codes: StateCodes::new(d.sched.states.len()),
@@ -127,6 +216,9 @@ impl<'a> Gen<'a> {
             bw: index_width(depth + 1),
             registered,
             elem,
+            core,
+            ingress,
+            sets_len,
         }
     }
 
@@ -134,23 +226,29 @@ impl<'a> Gen<'a> {
         self.bus.trailing_zeros()
     }
 
-    /// Byte `i` (a constant position) of window register `reg`: zero past the window.
-    fn rbyte(&self, reg: &str, i: u64) -> Expr {
+    /// Byte `i` (a constant position) of the core's window: zero past the window.
+    fn wbyte(&self, i: u64) -> Expr {
         if i < self.win as u64 {
-            id(reg).slice(8 * i as u32 + 7, 8 * i as u32)
+            self.core.bits("win_q", i, 7, 0)
         } else {
             Expr::zero(8)
         }
     }
 
-    /// Byte `i` of the core's window.
-    fn wbyte(&self, i: u64) -> Expr {
-        self.rbyte("win_q", i)
+    /// The core's window bytes as the ingress holds them, for taking a frame.
+    fn core_from_ingress(&self) -> Expr {
+        let bytes: Vec<Expr> =
+            (0..self.win as u64).rev().filter(|&p| self.core.holds(p)).map(|p| self.in_bits(p, 7, 0)).collect();
+        if bytes.is_empty() {
+            Expr::zero(8)
+        } else {
+            Expr::concat(bytes)
+        }
     }
 
-    /// Bits `[hi:lo]` of byte `i` of the received window (inside the window).
+    /// Bits `[hi:lo]` of byte `i` of the received window (a byte the checks read).
     fn in_bits(&self, i: u64, hi: u32, lo: u32) -> Expr {
-        id("in_win_q").slice(8 * i as u32 + hi, 8 * i as u32 + lo)
+        self.ingress.bits("in_win_q", i, hi, lo)
     }
 
     fn width(&self, v: Value) -> u32 {
@@ -238,7 +336,7 @@ impl<'a> Gen<'a> {
         let fw = self.codes.width;
         for (name, w) in [
             // Ingress: the frame being received or held, and its buffer slot.
-            ("in_win_q", 8 * win),
+            ("in_win_q", 8 * self.ingress.held),
             ("in_len_q", 16),
             ("in_over_q", 1),
             ("in_src_q", 8),
@@ -247,9 +345,10 @@ impl<'a> Gen<'a> {
             ("in_full_q", 1),
             // The core: the frame it works on and sends.
             ("fsm_q", fw),
-            ("win_q", 8 * win),
+            ("win_q", 8 * self.core.held.max(1)),
             ("len_q", 16),
             ("rx_len_q", 16),
+            ("min_len_q", 16),
             ("in_port_q", 8),
             ("slot_q", 1),
             ("beat_q", self.bw),
@@ -317,14 +416,14 @@ impl<'a> Gen<'a> {
         // The ingress: takes beats while it holds no frame.
         let take_beat = id("in_full_q").lnot().land(id("s_axis_tvalid"));
         let mut receive = vec![];
-        for i in 0..win as u64 {
+        for i in (0..win as u64).filter(|&i| self.ingress.holds(i)) {
             let (beat, lane) = (i / bus as u64, (i % bus as u64) as u32);
             let byte = Expr::mux(
                 id("s_axis_tkeep").bit_at(lane),
                 id("s_axis_tdata").slice(8 * lane + 7, 8 * lane),
                 Expr::zero(8),
             );
-            let slot = id("in_win_q").slice(8 * i as u32 + 7, 8 * i as u32);
+            let slot = self.in_bits(i, 7, 0);
             // The first beat clears the window: bytes past the frame's end read 0.
             receive.push(if beat == 0 {
                 Stmt::if_(id("in_beat_q").equals(Expr::zero(self.bw)), vec![Stmt::nb(slot, byte)])
@@ -371,9 +470,10 @@ impl<'a> Gen<'a> {
         };
         let mut take = free_ingress.clone();
         take.extend([
-            Stmt::nb(id("win_q"), id("in_win_q")),
+            Stmt::nb(id("win_q"), self.core_from_ingress()),
             Stmt::nb(id("len_q"), id("in_len_q")),
             Stmt::nb(id("rx_len_q"), id("in_len_q")),
+            Stmt::nb(id("min_len_q"), id("in_len_q")),
             Stmt::nb(id("in_port_q"), id("in_src_q")),
             Stmt::nb(id("slot_q"), id("in_slot_q")),
             Stmt::nb(id("in_slot_q"), id("in_slot_q").inv()),
@@ -418,7 +518,7 @@ impl<'a> Gen<'a> {
         items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
         // Initial values, as after a reset (for simulators that start without one).
         items.push(Item::Initial(vec![
-            Stmt::blocking(id("in_win_q"), Expr::zero(8 * win)),
+            Stmt::blocking(id("in_win_q"), Expr::zero(8 * self.ingress.held)),
             Stmt::blocking(id("in_len_q"), Expr::zero(16)),
             Stmt::blocking(id("in_over_q"), Expr::bit(false)),
             Stmt::blocking(id("in_src_q"), Expr::zero(8)),
@@ -426,9 +526,10 @@ impl<'a> Gen<'a> {
             Stmt::blocking(id("in_slot_q"), Expr::bit(false)),
             Stmt::blocking(id("in_full_q"), Expr::bit(false)),
             Stmt::blocking(id("fsm_q"), self.codes.code(StateCodes::IDLE)),
-            Stmt::blocking(id("win_q"), Expr::zero(8 * win)),
+            Stmt::blocking(id("win_q"), Expr::zero(8 * self.core.held.max(1))),
             Stmt::blocking(id("len_q"), Expr::zero(16)),
             Stmt::blocking(id("rx_len_q"), Expr::zero(16)),
+            Stmt::blocking(id("min_len_q"), Expr::zero(16)),
             Stmt::blocking(id("in_port_q"), Expr::zero(8)),
             Stmt::blocking(id("slot_q"), Expr::bit(false)),
             Stmt::blocking(id("beat_q"), Expr::zero(self.bw)),
@@ -491,7 +592,7 @@ impl<'a> Gen<'a> {
 
     /// The big-endian 16 bits at `at` of the received window.
     fn in_be16(&self, at: u64) -> Expr {
-        Expr::concat(vec![self.rbyte("in_win_q", at), self.rbyte("in_win_q", at + 1)])
+        Expr::concat(vec![self.in_bits(at, 7, 0), self.in_bits(at + 1, 7, 0)])
     }
 
     /// `emu_core::check_frame` on the received window and length: `check_reason`, 0 to pass.
@@ -584,10 +685,14 @@ impl<'a> Gen<'a> {
                 .rev()
                 .map(|j| {
                     let p = k * bus as u64 + j as u64;
-                    if p < self.win as u64 {
+                    let buffered = id("buf_rd_q").slice(8 * j + 7, 8 * j);
+                    if self.core.holds(p) {
                         self.wbyte(p)
+                    } else if p < self.win as u64 && self.sets_len {
+                        // Cut off by a shorter length once: it reads 0 even if the length grew back.
+                        Expr::mux(dec(16, p).less_than(id("min_len_q")), buffered, Expr::zero(8))
                     } else {
-                        id("buf_rd_q").slice(8 * j + 7, 8 * j)
+                        buffered
                     }
                 })
                 .collect();
@@ -936,6 +1041,7 @@ impl<'a> Gen<'a> {
                     match addr.base {
                         None => Expr::concat((0..*bytes as u64).map(|k| self.wbyte(addr.offset as u64 + k)).collect()),
                         Some(base) => {
+                            debug_assert!(self.core.all(), "a computed position needs the whole window");
                             let a = self.address(&mut items, i, base, addr.offset, n);
                             let sh = format!("{i}_sh");
                             items.push(Item::wire(sh.clone(), 8 * self.win));
@@ -974,6 +1080,7 @@ impl<'a> Gen<'a> {
                         }
                     }
                     Some(base) => {
+                        debug_assert!(self.core.all(), "a computed position needs the whole window");
                         let a = self.address(&mut items, i, base, addr.offset, n);
                         for k in 0..bytes {
                             let name = format!("{i}_a{k}");
@@ -1008,7 +1115,11 @@ impl<'a> Gen<'a> {
                     ),
                 ));
                 stmts.push(Stmt::nb(id("len_q"), id(name.clone()).slice(15, 0)));
-                for p in 0..self.win as u64 {
+                stmts.push(Stmt::if_(
+                    id(name.clone()).slice(15, 0).less_than(id("min_len_q")),
+                    vec![Stmt::nb(id("min_len_q"), id(name.clone()).slice(15, 0))],
+                ));
+                for p in (0..self.win as u64).filter(|&p| self.core.holds(p)) {
                     stmts.push(Stmt::if_(
                         dec(POS, p).at_least(id(name.clone())),
                         vec![Stmt::nb(self.wbyte(p), Expr::zero(8))],

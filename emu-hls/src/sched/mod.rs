@@ -218,6 +218,7 @@ impl Schedule {
         let mut defs: HashMap<Value, (StateNo, u32, u32)> = HashMap::new();
         let mut accessed: Vec<StateId> = vec![];
         let mut wrote_packet = false;
+        let mut set_len = false;
         for &inst in &func.blocks[block].insts {
             let op = &func.insts[inst].op;
             let (reads_pkt, writes_pkt) = packet_access(op);
@@ -242,7 +243,9 @@ impl Schedule {
                 let st = &self.states[cur];
                 let port_taken = matches!(op, Op::State(id, _) if accessed.contains(id));
                 let sum_alone = !st.insts.is_empty() && (st.kind == StateKind::Sum || is_sum);
-                let raw = reads_pkt && wrote_packet;
+                // A write or a new length is decided by the length, which a length set
+                // earlier in the state has not changed yet.
+                let raw = reads_pkt && wrote_packet || set_len && matches!(op, Op::PktWrite(..) | Op::PktSetLen(_));
                 let fits = match ready(&defs, cur) {
                     Some(d) => !port_taken && !sum_alone && !raw && (d + own <= CHAIN_LIMIT || d == 0),
                     None => false,
@@ -253,6 +256,7 @@ impl Schedule {
                 cur = new_state(&mut self.states, if is_sum { StateKind::Sum } else { StateKind::Plain });
                 accessed.clear();
                 wrote_packet = false;
+                set_len = false;
             }
             if is_sum {
                 self.states[cur].kind = StateKind::Sum;
@@ -266,6 +270,7 @@ impl Schedule {
                 accessed.push(*id);
             }
             wrote_packet |= writes_pkt;
+            set_len |= matches!(op, Op::PktSetLen(_));
             for &r in func.results(inst) {
                 defs.insert(r, (cur, depth, latency(op)));
             }
