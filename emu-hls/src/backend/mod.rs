@@ -46,7 +46,7 @@ pub mod rtl;
 pub mod symbols;
 pub mod top;
 
-use crate::ir::{BitVec, Function, MetaField, Op, StateKind};
+use crate::ir::{BitVec, Function, MetaField, Op, StateKind, StateOp};
 use crate::sched::{self, Schedule};
 
 /// The header window must hold the bytes the ingress checks read: two VLAN tags and an IPv4
@@ -115,8 +115,18 @@ impl Design {
             }
         }
         for (_, decl) in func.states.iter() {
-            if let k @ (StateKind::HashTable { .. } | StateKind::Tcam { .. } | StateKind::Queue { .. }) = &decl.kind {
+            if let k @ StateKind::HashTable { .. } = &decl.kind {
                 return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
+            }
+        }
+        for &b in &func.layout {
+            for &i in &func.blocks[b].insts {
+                if let Op::State(s, StateOp::QueueLen) = func.insts[i].op {
+                    return Err(format!(
+                        "`{}`: queue.len() is not in the hardware back end yet; use is_empty() or is_full()",
+                        func.states[s].name
+                    ));
+                }
             }
         }
         let mut init = vec![None; func.states.len()];

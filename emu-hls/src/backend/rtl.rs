@@ -1130,8 +1130,12 @@ impl<'a> Gen<'a> {
             Op::State(s, sop) => {
                 // Requests are driven by `element_requests`; here only the combinational reads.
                 if latency(op) == 0 && !results.is_empty() {
-                    let _ = sop;
-                    define(&mut items, id(format!("st_{}_value", self.elem[s])));
+                    let port = match sop {
+                        StateOp::QueueIsEmpty => "empty",
+                        StateOp::QueueIsFull => "full",
+                        _ => "value",
+                    };
+                    define(&mut items, id(format!("st_{}_{port}", self.elem[s])));
                 }
             }
         }
@@ -1240,7 +1244,12 @@ impl<'a> Gen<'a> {
             (StateOp::CamInsert(..) | StateOp::LruInsert(..), 1) => port("resp_evicted_key"),
             (StateOp::CamInsert(..) | StateOp::LruInsert(..), 2) => port("resp_value"),
             (StateOp::ArrayGet(_), 0) => port("resp_data"),
-            (StateOp::ArraySet(..), 0) => port("resp_ok"),
+            (StateOp::ArraySet(..) | StateOp::TcamSet(..) | StateOp::QueuePush(_), 0) => port("resp_ok"),
+            (StateOp::TcamLookup(_) | StateOp::TcamLookupSlot(_), 0) => port("resp_hit"),
+            (StateOp::TcamLookup(_), 1) => port("resp_result"),
+            (StateOp::TcamLookupSlot(_), 1) => port("resp_slot"),
+            (StateOp::QueuePop | StateOp::QueuePeek, 0) => port("resp_ok"),
+            (StateOp::QueuePop | StateOp::QueuePeek, 1) => port("resp_data"),
             _ => return Err(format!("{} has no result {k} in hardware", sop.name())),
         })
     }
@@ -1253,7 +1262,7 @@ impl<'a> Gen<'a> {
         for (s, decl) in f.states.iter() {
             let e = format!("st_{}", self.elem[&s]);
             let p = |name: &str| format!("{e}_{name}");
-            if let k @ (StateKind::HashTable { .. } | StateKind::Tcam { .. } | StateKind::Queue { .. }) = &decl.kind {
+            if let k @ StateKind::HashTable { .. } = &decl.kind {
                 return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
             }
             // The instance's ports are the element module's own (clock and reset aside): a reg
@@ -1336,6 +1345,59 @@ impl<'a> Gen<'a> {
                             }
                             b
                         }
+                        (StateKind::Tcam { key, value, size }, op) => {
+                            // Op codes: hw::Tcam's OP_*. For a slot past the table (which the
+                            // slot port may not be wide enough to name) the request is a
+                            // lookup (3): it changes nothing and answers "not written".
+                            let slot = |i: Value| {
+                                let bits = self.array_index_bits(*size);
+                                let at = Self::saturate(o(i), self.width(i), bits);
+                                let s = index_width(*size as u64);
+                                (at.clone().less_than(dec(bits, *size as u64)), at.slice(s - 1, 0))
+                            };
+                            match op {
+                                StateOp::TcamLookup(k) | StateOp::TcamLookupSlot(k) => vec![
+                                    set("req_valid", Expr::bit(true)),
+                                    set("req_op", dec(2, 0)),
+                                    set("req_key", fit(*k, key.width() as u32)),
+                                ],
+                                StateOp::TcamSet(i, v, m, r) => {
+                                    let (inside, at) = slot(*i);
+                                    vec![
+                                        set("req_valid", Expr::bit(true)),
+                                        set("req_op", Expr::mux(inside, dec(2, 1), dec(2, 3))),
+                                        set("req_slot", at),
+                                        set("req_key", fit(*v, key.width() as u32)),
+                                        set("req_mask", fit(*m, key.width() as u32)),
+                                        set("req_result", fit(*r, value.width() as u32)),
+                                    ]
+                                }
+                                StateOp::TcamClear(i) => {
+                                    let (inside, at) = slot(*i);
+                                    vec![
+                                        set("req_valid", Expr::bit(true)),
+                                        set("req_op", Expr::mux(inside, dec(2, 2), dec(2, 3))),
+                                        set("req_slot", at),
+                                    ]
+                                }
+                                _ => return Err(format!("{} on {}", op.name(), decl.kind.with_article())),
+                            }
+                        }
+                        (StateKind::Queue { ty, .. }, op) => {
+                            // Op codes: hw::Queue's OP_*; the status reads need no request.
+                            let code = match op {
+                                StateOp::QueuePeek => 0,
+                                StateOp::QueuePush(_) => 1,
+                                StateOp::QueuePop => 2,
+                                StateOp::QueueIsEmpty | StateOp::QueueIsFull => continue,
+                                _ => return Err(format!("{} on {}", op.name(), decl.kind.with_article())),
+                            };
+                            let mut b = vec![set("req_valid", Expr::bit(true)), set("req_op", dec(2, code))];
+                            if let StateOp::QueuePush(v) = op {
+                                b.push(set("req_data", fit(*v, ty.width() as u32)));
+                            }
+                            b
+                        }
                         _ => vec![], // reads of registers and counters need no request
                     };
                     if !body.is_empty() {
@@ -1392,7 +1454,7 @@ impl<'a> Gen<'a> {
             StateKind::Lru { key, value, size } => {
                 hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
             }
-            // `Design::new` rejects these (no requests are wired yet); the blocks exist.
+            // `Design::new` rejects hash tables (no requests are wired yet); the block exists.
             StateKind::HashTable { key, value, size, ways } => {
                 hw::hash_table_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)
             }

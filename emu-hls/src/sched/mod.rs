@@ -95,7 +95,12 @@ pub struct Path {
 pub fn latency(op: &Op) -> u32 {
     match op {
         Op::State(_, s) => match s {
-            StateOp::CounterGet | StateOp::RegGet => 0,
+            // Read from the element's registers in the same cycle.
+            StateOp::CounterGet
+            | StateOp::RegGet
+            | StateOp::QueueIsEmpty
+            | StateOp::QueueIsFull
+            | StateOp::QueueLen => 0,
             s if s.writes() && result_count(s) == 0 => 0,
             _ => 1,
         },
