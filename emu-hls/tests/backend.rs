@@ -295,6 +295,9 @@ pub const WINDOW_NF: &str = include_str!("nf/window_edits.rs");
 /// An NF around a `Tcam` and a `Queue`, every op the hardware builds.
 pub const RULES_NF: &str = include_str!("nf/rules_and_pool.rs");
 
+/// An NF around two `HashTable`s, every op.
+pub const FLOWS_NF: &str = include_str!("nf/flow_table.rs");
+
 /// Random frames between 6 hosts (so tables hit and evict), not IPv4 (the ingress checks let
 /// them through to the NF).
 fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
@@ -314,7 +317,9 @@ fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
 /// interpreter's outcomes on random frames, and their Verilog lints.
 #[test]
 fn the_coverage_nfs_run_and_lint() {
-    for (name, source) in [("coverage", COVERAGE_NF), ("lru", LRU_NF), ("window", WINDOW_NF), ("rules", RULES_NF)] {
+    for (name, source) in
+        [("coverage", COVERAGE_NF), ("lru", LRU_NF), ("window", WINDOW_NF), ("rules", RULES_NF), ("flows", FLOWS_NF)]
+    {
         for width in [64, 256] {
             let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{name}: {e}"));
             let d = Design::new(func, HwConfig::new(width)).unwrap();

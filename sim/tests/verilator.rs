@@ -515,7 +515,8 @@ fn resets_anywhere_agree_cycle_by_cycle() {
 
 /// The back end's less travelled paths (an array with indices past its end, arithmetic
 /// shifts, signed comparisons, a multiply, a computed write offset, `set_len`; an `Lru`, every
-/// op; a window held only in part, cut and lengthened; a `Tcam` and a `Queue`, every op): Verilator and the cycle model agree on
+/// op; a window held only in part, cut and lengthened; a `Tcam` and a `Queue`, every op; hash
+/// tables, every op, back to back): Verilator and the cycle model agree on
 /// every outcome and cycle.
 #[test]
 fn the_coverage_nfs_agree_with_the_cycle_model() {
@@ -524,6 +525,7 @@ fn the_coverage_nfs_agree_with_the_cycle_model() {
         include_str!("../../emu-hls/tests/nf/lru_cache.rs"),
         include_str!("../../emu-hls/tests/nf/window_edits.rs"),
         include_str!("../../emu-hls/tests/nf/rules_and_pool.rs"),
+        include_str!("../../emu-hls/tests/nf/flow_table.rs"),
     ];
     for (source, width) in sources.iter().flat_map(|s| [(s, 64), (s, 256)]) {
         let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{e}"));

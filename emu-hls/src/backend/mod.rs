@@ -114,11 +114,6 @@ impl Design {
                 }
             }
         }
-        for (_, decl) in func.states.iter() {
-            if let k @ StateKind::HashTable { .. } = &decl.kind {
-                return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
-            }
-        }
         for &b in &func.layout {
             for &i in &func.blocks[b].insts {
                 if let Op::State(s, StateOp::QueueLen) = func.insts[i].op {

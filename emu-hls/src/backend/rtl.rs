@@ -263,7 +263,7 @@ impl<'a> Gen<'a> {
             ValueDef::Param(..) => id(format!("{name}_q")),
             ValueDef::Result(i, _) => {
                 let def = self.d.sched.inst_state[&i];
-                let late = matches!(f.insts[i].op, Op::State(..)) && latency(&f.insts[i].op) == 1;
+                let late = matches!(f.insts[i].op, Op::State(..)) && latency(&f.insts[i].op) >= 1;
                 if def == at && !late {
                     id(name)
                 } else if late {
@@ -386,11 +386,13 @@ impl<'a> Gen<'a> {
                 items.push(Item::reg(format!("{v}_q"), w));
             }
         }
-        // Responses of state elements: a pending flag for the cycle after the request.
+        // Responses of state elements: a pending flag for the cycle the response is on the
+        // element's ports (the one after the request, or the one after that for a hash table).
         for (n, st) in d.sched.states.iter().enumerate() {
             for &i in &st.insts {
                 let op = &f.insts[i].op;
-                if !(matches!(op, Op::State(..)) && latency(op) == 1) {
+                let lat = latency(op);
+                if !(matches!(op, Op::State(..)) && lat >= 1) {
                     continue;
                 }
                 for (k, &r) in f.results(i).iter().enumerate() {
@@ -405,7 +407,14 @@ impl<'a> Gen<'a> {
                         id(format!("{r}_r")),
                         Expr::mux(id(format!("{r}_p")), resp.clone(), id(format!("{r}_q"))),
                     ));
-                    captures.push(Stmt::nb(id(format!("{r}_p")), id("fsm_q").equals(self.codes.nf(n))));
+                    let asked = id("fsm_q").equals(self.codes.nf(n));
+                    if lat == 2 {
+                        items.push(Item::reg(format!("{r}_p1"), 1));
+                        captures.push(Stmt::nb(id(format!("{r}_p1")), asked));
+                        captures.push(Stmt::nb(id(format!("{r}_p")), id(format!("{r}_p1"))));
+                    } else {
+                        captures.push(Stmt::nb(id(format!("{r}_p")), asked));
+                    }
                     captures.push(Stmt::if_(id(format!("{r}_p")), vec![Stmt::nb(id(format!("{r}_q")), resp)]));
                 }
             }
@@ -906,7 +915,7 @@ impl<'a> Gen<'a> {
             items.extend(wires);
             body.extend(stmts);
             for &r in f.results(i) {
-                if self.registered.contains(&r) && !(matches!(op, Op::State(..)) && latency(op) == 1) {
+                if self.registered.contains(&r) && !(matches!(op, Op::State(..)) && latency(op) >= 1) {
                     body.push(Stmt::nb(id(format!("{r}_q")), id(r.to_string())));
                 }
             }
@@ -1229,7 +1238,10 @@ impl<'a> Gen<'a> {
                 | StateOp::LruGet(_)
                 | StateOp::LruPeek(_)
                 | StateOp::LruRemove(_)
-                | StateOp::LruContains(_),
+                | StateOp::LruContains(_)
+                | StateOp::HashGet(_)
+                | StateOp::HashRemove(_)
+                | StateOp::HashContains(_),
                 0,
             ) => port("resp_hit"),
             (
@@ -1237,12 +1249,14 @@ impl<'a> Gen<'a> {
                 | StateOp::CamRemove(_)
                 | StateOp::LruGet(_)
                 | StateOp::LruPeek(_)
-                | StateOp::LruRemove(_),
+                | StateOp::LruRemove(_)
+                | StateOp::HashGet(_)
+                | StateOp::HashRemove(_),
                 1,
             ) => port("resp_value"),
-            (StateOp::CamInsert(..) | StateOp::LruInsert(..), 0) => port("resp_evicted"),
-            (StateOp::CamInsert(..) | StateOp::LruInsert(..), 1) => port("resp_evicted_key"),
-            (StateOp::CamInsert(..) | StateOp::LruInsert(..), 2) => port("resp_value"),
+            (StateOp::CamInsert(..) | StateOp::LruInsert(..) | StateOp::HashInsert(..), 0) => port("resp_evicted"),
+            (StateOp::CamInsert(..) | StateOp::LruInsert(..) | StateOp::HashInsert(..), 1) => port("resp_evicted_key"),
+            (StateOp::CamInsert(..) | StateOp::LruInsert(..) | StateOp::HashInsert(..), 2) => port("resp_value"),
             (StateOp::ArrayGet(_), 0) => port("resp_data"),
             (StateOp::ArraySet(..) | StateOp::TcamSet(..) | StateOp::QueuePush(_), 0) => port("resp_ok"),
             (StateOp::TcamLookup(_) | StateOp::TcamLookupSlot(_), 0) => port("resp_hit"),
@@ -1262,9 +1276,6 @@ impl<'a> Gen<'a> {
         for (s, decl) in f.states.iter() {
             let e = format!("st_{}", self.elem[&s]);
             let p = |name: &str| format!("{e}_{name}");
-            if let k @ StateKind::HashTable { .. } = &decl.kind {
-                return Err(format!("`{}`: {} is not in the hardware back end yet", decl.name, k.with_article()));
-            }
             // The instance's ports are the element module's own (clock and reset aside): a reg
             // per request input, driven below, and a wire per response output.
             let ports: Vec<Port> =
@@ -1340,6 +1351,25 @@ impl<'a> Gen<'a> {
                             if let Some(k) = k {
                                 b.push(set("req_key", fit(k, key.width() as u32)));
                             }
+                            if let Some(v) = v {
+                                b.push(set("req_value", fit(v, value.width() as u32)));
+                            }
+                            b
+                        }
+                        (StateKind::HashTable { key, value, .. }, op) => {
+                            // Op codes: hw::HashTable's OP_* (a contains is a get: a hash
+                            // table keeps no order a get would change).
+                            let (code, k, v) = match op {
+                                StateOp::HashGet(k) | StateOp::HashContains(k) => (0, *k, None),
+                                StateOp::HashInsert(k, v) => (1, *k, Some(*v)),
+                                StateOp::HashRemove(k) => (2, *k, None),
+                                _ => return Err(format!("{} on {}", op.name(), decl.kind.with_article())),
+                            };
+                            let mut b = vec![
+                                set("req_valid", Expr::bit(true)),
+                                set("req_op", dec(2, code)),
+                                set("req_key", fit(k, key.width() as u32)),
+                            ];
                             if let Some(v) = v {
                                 b.push(set("req_value", fit(v, value.width() as u32)));
                             }
@@ -1454,7 +1484,6 @@ impl<'a> Gen<'a> {
             StateKind::Lru { key, value, size } => {
                 hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
             }
-            // `Design::new` rejects hash tables (no requests are wired yet); the block exists.
             StateKind::HashTable { key, value, size, ways } => {
                 hw::hash_table_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)
             }

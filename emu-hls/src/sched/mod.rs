@@ -6,9 +6,12 @@
 //! interpreter's by construction. A new state starts before an operation when:
 //!
 //! 1. **an operand is not ready**: a state-element response ([`latency`] 1: `cam.*`,
-//!    `array.*`) or a one's-complement sum is registered, so its users go in a later state;
+//!    `array.*`; 2: `hash_table.*`) or a one's-complement sum is registered, so its users go
+//!    in a later state;
 //! 2. **a memory port is taken**: each state element has one request port, so at most one
-//!    access to it per state (this also orders a `reg.get` after a `reg.set`);
+//!    access to it per state (this also orders a `reg.get` after a `reg.set`); a hash table's
+//!    takes a request every other cycle ([`occupancy`]), so its next access waits a state
+//!    more, and a block does not end in the state right after one (its successor could ask);
 //! 3. **the packet was written**: the header window and the length are registers written at
 //!    the end of the state, so a read of them after a write in the same state waits a state;
 //! 4. **the chain is too deep**: combinational logic is chained through the state to at most
@@ -102,10 +105,20 @@ pub fn latency(op: &Op) -> u32 {
             | StateOp::QueueIsFull
             | StateOp::QueueLen => 0,
             s if s.writes() && result_count(s) == 0 => 0,
+            s if occupancy(s) == 2 => 2,
             _ => 1,
         },
         Op::OnesSum(..) => 1,
         _ => 0,
+    }
+}
+
+/// Cycles an access keeps its element's request port: a hash table reads the set's word in
+/// one cycle and writes it back in the next (`hw::HashTable`), the others take one.
+pub fn occupancy(s: &StateOp) -> usize {
+    match s {
+        StateOp::HashGet(_) | StateOp::HashContains(_) | StateOp::HashInsert(..) | StateOp::HashRemove(_) => 2,
+        _ => 1,
     }
 }
 
@@ -221,7 +234,8 @@ impl Schedule {
         let mut cur = new_state(&mut self.states, StateKind::Plain);
         // Per value defined in this block: (state, the chain depth at its output, latency).
         let mut defs: HashMap<Value, (StateNo, u32, u32)> = HashMap::new();
-        let mut accessed: Vec<StateId> = vec![];
+        // Per element accessed in this block, the first state its request port is free again.
+        let mut free_at: HashMap<StateId, StateNo> = HashMap::new();
         let mut wrote_packet = false;
         let mut set_len = false;
         for &inst in &func.blocks[block].insts {
@@ -246,7 +260,7 @@ impl Schedule {
             let own = delay(func, op);
             loop {
                 let st = &self.states[cur];
-                let port_taken = matches!(op, Op::State(id, _) if accessed.contains(id));
+                let port_taken = matches!(op, Op::State(id, _) if free_at.get(id).is_some_and(|&f| f > cur));
                 let sum_alone = !st.insts.is_empty() && (st.kind == StateKind::Sum || is_sum);
                 // A write or a new length is decided by the length, which a length set
                 // earlier in the state has not changed yet.
@@ -259,7 +273,6 @@ impl Schedule {
                     break;
                 }
                 cur = new_state(&mut self.states, if is_sum { StateKind::Sum } else { StateKind::Plain });
-                accessed.clear();
                 wrote_packet = false;
                 set_len = false;
             }
@@ -271,8 +284,8 @@ impl Schedule {
             st.insts.push(inst);
             st.depth = st.depth.max(depth);
             self.inst_state.insert(inst, cur);
-            if let Op::State(id, _) = op {
-                accessed.push(*id);
+            if let Op::State(id, s) = op {
+                free_at.insert(*id, cur + occupancy(s));
             }
             wrote_packet |= writes_pkt;
             set_len |= matches!(op, Op::PktSetLen(_));
@@ -287,11 +300,14 @@ impl Schedule {
         // A sum state hands its result over at its end and keeps the buffer's read port to
         // its last cycle, so neither a terminator using values nor a `return` (whose send
         // reads the buffer next) ends one.
-        let needs_more =
+        // (A response two cycles away takes two more states.)
+        let needs_more = |cur: StateNo, states: &[FsmState]| {
             exit_uses.iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
-                || self.states[cur].kind == StateKind::Sum
-                    && (!term.args().is_empty() || matches!(term, Terminator::Return(_)));
-        if needs_more {
+                || states[cur].kind == StateKind::Sum
+                    && (!term.args().is_empty() || matches!(term, Terminator::Return(_)))
+                || free_at.values().any(|&f| f > cur + 1)
+        };
+        while needs_more(cur, &self.states) {
             cur = new_state(&mut self.states, StateKind::Plain);
         }
         self.states[cur].ends_block = true;
