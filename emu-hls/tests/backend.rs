@@ -25,11 +25,16 @@ fn design(desc: &NfDescriptor, width: usize) -> Design {
 
 /// What the CPU target does with a frame: the runner's ingress checks, the NF, the verdict.
 fn cpu(nf: &mut dyn NetworkFunction, window: usize, frame: &[u8], in_port: u8) -> Outcome {
+    cpu_at(nf, window, frame, in_port, 0)
+}
+
+/// [`cpu`] for a frame that arrived at `timestamp` (ns).
+fn cpu_at(nf: &mut dyn NetworkFunction, window: usize, frame: &[u8], in_port: u8, timestamp: u64) -> Outcome {
     if let Err(r) = check_frame(frame, 1518) {
         return Outcome::Dropped(r);
     }
     let mut f = frame.to_vec();
-    let meta = Meta { in_port, len: f.len() as u16, timestamp: 0 };
+    let meta = Meta { in_port, len: f.len() as u16, timestamp };
     let action = nf.process(&mut Packet::new(&mut f, window), &meta);
     match action.resolve(in_port, 4) {
         Verdict::Drop(r) => Outcome::Dropped(r),
@@ -298,6 +303,9 @@ pub const RULES_NF: &str = include_str!("nf/rules_and_pool.rs");
 /// An NF around two `HashTable`s, every op.
 pub const FLOWS_NF: &str = include_str!("nf/flow_table.rs");
 
+/// An NF whose table entries expire: it reads `meta.timestamp`.
+pub const AGING_NF: &str = include_str!("nf/aging.rs");
+
 /// Random frames between 6 hosts (so tables hit and evict), not IPv4 (the ingress checks let
 /// them through to the NF).
 fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
@@ -313,29 +321,50 @@ fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
         .collect()
 }
 
-/// The coverage and LRU NFs: the cycle model (through the rust-hdl block) gives the IR
-/// interpreter's outcomes on random frames, and their Verilog lints.
+/// Arrival times in ns for `n` frames: from a 2026 epoch, 0 to 200 µs apart.
+fn arrival_times(seed: u64, n: usize) -> Vec<u64> {
+    let mut rng = Rng(seed | 1);
+    let mut t = 1_795_000_000_000_000_000u64;
+    (0..n)
+        .map(|_| {
+            t += rng.below(200_000);
+            t
+        })
+        .collect()
+}
+
+/// The coverage NFs (every element, every op, timestamps): the cycle model (through the
+/// rust-hdl block) gives the IR interpreter's outcomes on random frames, and their Verilog
+/// lints.
 #[test]
 fn the_coverage_nfs_run_and_lint() {
-    for (name, source) in
-        [("coverage", COVERAGE_NF), ("lru", LRU_NF), ("window", WINDOW_NF), ("rules", RULES_NF), ("flows", FLOWS_NF)]
-    {
+    for (name, source) in [
+        ("coverage", COVERAGE_NF),
+        ("lru", LRU_NF),
+        ("window", WINDOW_NF),
+        ("rules", RULES_NF),
+        ("flows", FLOWS_NF),
+        ("aging", AGING_NF),
+    ] {
         for width in [64, 256] {
             let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{name}: {e}"));
             let d = Design::new(func, HwConfig::new(width)).unwrap();
             let input = host_frames(0xc0ffee + width as u64, 600);
+            let times = arrival_times(0x7157 + width as u64, input.len());
             let mut ir = interp_nf(&d);
-            let want: Vec<Outcome> = input.iter().map(|(f, p)| cpu(&mut ir, 64, f, *p)).collect();
+            let want: Vec<Outcome> =
+                input.iter().zip(&times).map(|((f, p), t)| cpu_at(&mut ir, 64, f, *p, *t)).collect();
             let kinds = |k: fn(&Outcome) -> bool| want.iter().filter(|o| k(o)).count();
             assert!(
                 kinds(|o| matches!(o, Outcome::Dropped(_))) > 20 && kinds(|o| matches!(o, Outcome::Sent(..))) > 100,
                 "{name}: {want:?}"
             );
             let pacing = Pacing { valid_percent: 60, ready_percent: 60, seed: 3 };
+            let timed = input.iter().zip(&times).map(|((f, p), t)| (f.as_slice(), *p, *t));
             let got = if width == 64 {
-                Driver::new(Sume64::new(&d).unwrap(), 8, pacing).run(&input)
+                Driver::new(Sume64::new(&d).unwrap(), 8, pacing).run_timed(timed)
             } else {
-                Driver::new(Sume256::new(&d).unwrap(), 32, pacing).run(&input)
+                Driver::new(Sume256::new(&d).unwrap(), 32, pacing).run_timed(timed)
             }
             .unwrap();
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {

@@ -53,7 +53,7 @@ impl HwNf {
         self.driver.cycles
     }
 
-    fn run(&mut self, frame: &mut Vec<u8>, in_port: u8) -> Action {
+    fn run(&mut self, frame: &mut Vec<u8>, meta: &Meta) -> Action {
         self.bytes_in += frame.len() as u64;
         if let Some(r) = &self.record {
             let on = r.contains(&self.frames_in);
@@ -61,7 +61,7 @@ impl HwNf {
         }
         self.frames_in += 1;
         // On a drop the frame stays as it came in (the hardware reports only the reason).
-        match self.driver.run(&[(frame.clone(), in_port)]) {
+        match self.driver.run_timed(std::iter::once((frame.as_slice(), meta.in_port, meta.timestamp))) {
             Ok(mut out) => match out.pop() {
                 Some(Outcome::Sent(mask, bytes)) => {
                     let at = self.driver.finished.last().copied().unwrap_or(0);
@@ -88,7 +88,7 @@ impl NetworkFunction for HwNf {
     /// [`process_frame`](NetworkFunction::process_frame) with the whole frame.
     fn process(&mut self, pkt: &mut Packet<'_>, meta: &Meta) -> Action {
         let mut frame = pkt.window().to_vec();
-        let action = self.run(&mut frame, meta.in_port);
+        let action = self.run(&mut frame, meta);
         pkt.set_len(frame.len());
         for (i, b) in frame.iter().enumerate() {
             pkt.set_byte(i, *b);
@@ -97,7 +97,7 @@ impl NetworkFunction for HwNf {
     }
 
     fn process_frame(&mut self, frame: &mut Vec<u8>, _window: usize, meta: &Meta) -> Action {
-        self.run(frame, meta.in_port)
+        self.run(frame, meta)
     }
 }
 

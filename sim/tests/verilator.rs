@@ -516,7 +516,7 @@ fn resets_anywhere_agree_cycle_by_cycle() {
 /// The back end's less travelled paths (an array with indices past its end, arithmetic
 /// shifts, signed comparisons, a multiply, a computed write offset, `set_len`; an `Lru`, every
 /// op; a window held only in part, cut and lengthened; a `Tcam` and a `Queue`, every op; hash
-/// tables, every op, back to back): Verilator and the cycle model agree on
+/// tables, every op, back to back; arrival times): Verilator and the cycle model agree on
 /// every outcome and cycle.
 #[test]
 fn the_coverage_nfs_agree_with_the_cycle_model() {
@@ -526,6 +526,7 @@ fn the_coverage_nfs_agree_with_the_cycle_model() {
         include_str!("../../emu-hls/tests/nf/window_edits.rs"),
         include_str!("../../emu-hls/tests/nf/rules_and_pool.rs"),
         include_str!("../../emu-hls/tests/nf/flow_table.rs"),
+        include_str!("../../emu-hls/tests/nf/aging.rs"),
     ];
     for (source, width) in sources.iter().flat_map(|s| [(s, 64), (s, 256)]) {
         let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{e}"));
@@ -543,11 +544,21 @@ fn the_coverage_nfs_agree_with_the_cycle_model() {
                 (f, rng.below(4) as u8)
             })
             .collect();
+        // Arrival times (tuser[127:64]): a 2026 epoch, up to 200 µs apart.
+        let mut t = 1_795_000_000_000_000_000u64;
+        let times: Vec<u64> = input
+            .iter()
+            .map(|_| {
+                t += rng.below(200_000);
+                t
+            })
+            .collect();
+        let timed = || input.iter().zip(&times).map(|((f, p), t)| (f.as_slice(), *p, *t));
         for pacing in [Pacing::FULL, Pacing { valid_percent: 40, ready_percent: 50, seed: 8 }] {
             let mut model = Driver::new(CycleModel::new(&d), d.config.bus_bytes, pacing);
-            let want = model.run(&input).unwrap();
+            let want = model.run_timed(timed()).unwrap();
             let mut hw = Driver::new(vl.another(), d.config.bus_bytes, pacing);
-            let got = hw.run(&input).unwrap();
+            let got = hw.run_timed(timed()).unwrap();
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g, w, "{width} bits, frame {i}: {}", hex(&input[i].0));
             }

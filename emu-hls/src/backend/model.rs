@@ -64,6 +64,7 @@ struct Ingress {
     frame: Vec<u8>,
     oversize: bool,
     in_port: u8,
+    timestamp: u64,
     /// A whole frame is held; no beat is taken until the core takes it.
     full: bool,
 }
@@ -79,10 +80,20 @@ pub struct CycleModel {
     frame: Vec<u8>,
     in_port: u8,
     rx_len: u16,
+    timestamp: u64,
     values: Vec<Option<BitVec>>,
     dst_ports: u32,
     drop_out: Option<DropReason>,
     cycles: u64,
+}
+
+/// The lowest bit of the arrival timestamp in `tuser`: bits `[127:64]` carry it in ns, as
+/// `meta.timestamp` (the SUME reference leaves them unused; our wrapper stamps them).
+pub const TIMESTAMP_LSB: u32 = 64;
+
+/// The arrival timestamp a first beat's `tuser` carries.
+pub fn timestamp_of(tuser: u128) -> u64 {
+    (tuser >> TIMESTAMP_LSB) as u64
 }
 
 /// The input port of a `tuser`: the lowest set bit of `[23:16]`, halved (0 when none is set).
@@ -118,6 +129,7 @@ impl CycleModel {
             frame: vec![],
             in_port: 0,
             rx_len: 0,
+            timestamp: 0,
             values: vec![],
             dst_ports: 0,
             drop_out: None,
@@ -196,6 +208,7 @@ impl CycleModel {
         let i = &mut self.ingress;
         if i.frame.is_empty() && !i.oversize {
             i.in_port = in_port_of(beat.tuser);
+            i.timestamp = timestamp_of(beat.tuser);
         }
         for j in 0..bus {
             if beat.tkeep & (1 << j) != 0 {
@@ -222,6 +235,7 @@ impl CycleModel {
             Ok(()) => {
                 self.rx_len = i.frame.len() as u16;
                 self.in_port = i.in_port;
+                self.timestamp = i.timestamp;
                 self.frame = i.frame;
                 self.values = vec![None; self.design.func.values.len()];
                 self.phase = Phase::Nf(0, 0);
@@ -232,7 +246,7 @@ impl CycleModel {
     fn nf_state(&mut self, n: StateNo, spent: u64) {
         let d = &self.design;
         let st = &d.sched.states[n];
-        let meta = Meta { in_port: self.in_port, len: self.rx_len, timestamp: 0 };
+        let meta = Meta { in_port: self.in_port, len: self.rx_len, timestamp: self.timestamp };
         let window = d.func.window as usize;
         let mut pkt = Packet::new(&mut self.frame, window);
         if st.kind == StateKind::Sum {
@@ -288,7 +302,14 @@ impl CycleModel {
 /// A frame as the beats of a `bus_bytes`-wide stream, `tuser` carrying its length and input
 /// port.
 pub fn beats(frame: &[u8], in_port: u8, bus_bytes: usize) -> Vec<Beat> {
-    let tuser = (frame.len() as u128 & 0xffff) | ((one_hot_ports(1 << in_port) as u128) << 16);
+    beats_at(frame, in_port, 0, bus_bytes)
+}
+
+/// [`beats`] of a frame that arrived at `timestamp` (ns), which goes in `tuser[127:64]`.
+pub fn beats_at(frame: &[u8], in_port: u8, timestamp: u64, bus_bytes: usize) -> Vec<Beat> {
+    let tuser = (frame.len() as u128 & 0xffff)
+        | ((one_hot_ports(1 << in_port) as u128) << 16)
+        | ((timestamp as u128) << TIMESTAMP_LSB);
     if frame.is_empty() {
         return vec![Beat { tdata: vec![0; bus_bytes], tkeep: 0, tuser, tlast: true }];
     }
@@ -394,17 +415,26 @@ impl<H: Clocked> Driver<H> {
 
     /// Feeds `frames` (bytes, input port) and runs until every one has an outcome.
     pub fn run(&mut self, frames: &[(Vec<u8>, u8)]) -> Result<Vec<Outcome>, Hang> {
+        self.run_timed(frames.iter().map(|(f, p)| (f.as_slice(), *p, 0)))
+    }
+
+    /// Feeds `frames` (bytes, input port, arrival time in ns) and runs until every one has
+    /// an outcome.
+    pub fn run_timed<'f>(
+        &mut self,
+        frames: impl ExactSizeIterator<Item = (&'f [u8], u8, u64)>,
+    ) -> Result<Vec<Outcome>, Hang> {
         let bus = self.bus_bytes;
+        let count = frames.len();
         // Each beat with whether it starts its frame.
         let mut input: std::collections::VecDeque<(Beat, bool)> = frames
-            .iter()
-            .flat_map(|(f, p)| beats(f, *p, bus).into_iter().enumerate().map(|(i, b)| (b, i == 0)))
+            .flat_map(|(f, p, t)| beats_at(f, p, t, bus).into_iter().enumerate().map(|(i, b)| (b, i == 0)))
             .collect();
         let mut started: std::collections::VecDeque<u64> = Default::default();
-        let mut out = Vec::with_capacity(frames.len());
+        let mut out = Vec::with_capacity(count);
         let mut partial: Vec<u8> = vec![];
         let mut last_progress = self.cycles;
-        while out.len() < frames.len() {
+        while out.len() < count {
             let o = self.hw.outputs();
             let valid = !input.is_empty() && self.chance(self.pacing.valid_percent);
             let ready = self.chance(self.pacing.ready_percent);

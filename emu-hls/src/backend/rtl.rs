@@ -340,6 +340,7 @@ impl<'a> Gen<'a> {
             ("in_len_q", 16),
             ("in_over_q", 1),
             ("in_src_q", 8),
+            ("in_ts_q", 64),
             ("in_beat_q", self.bw),
             ("in_slot_q", 1),
             ("in_full_q", 1),
@@ -350,6 +351,7 @@ impl<'a> Gen<'a> {
             ("rx_len_q", 16),
             ("min_len_q", 16),
             ("in_port_q", 8),
+            ("ts_q", 64),
             ("slot_q", 1),
             ("beat_q", self.bw),
             ("dst_q", 4),
@@ -447,7 +449,10 @@ impl<'a> Gen<'a> {
         receive.extend([
             Stmt::if_(
                 id("in_len_q").equals(Expr::zero(16)).land(id("in_over_q").lnot()),
-                vec![Stmt::nb(id("in_src_q"), Expr::concat(vec![Expr::zero(5), id("src_port")]))],
+                vec![
+                    Stmt::nb(id("in_src_q"), Expr::concat(vec![Expr::zero(5), id("src_port")])),
+                    Stmt::nb(id("in_ts_q"), id("s_axis_tuser").slice(127, 64)),
+                ],
             ),
             Stmt::nb(
                 id("in_len_q"),
@@ -484,6 +489,7 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("rx_len_q"), id("in_len_q")),
             Stmt::nb(id("min_len_q"), id("in_len_q")),
             Stmt::nb(id("in_port_q"), id("in_src_q")),
+            Stmt::nb(id("ts_q"), id("in_ts_q")),
             Stmt::nb(id("slot_q"), id("in_slot_q")),
             Stmt::nb(id("in_slot_q"), id("in_slot_q").inv()),
             Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
@@ -531,6 +537,7 @@ impl<'a> Gen<'a> {
             Stmt::blocking(id("in_len_q"), Expr::zero(16)),
             Stmt::blocking(id("in_over_q"), Expr::bit(false)),
             Stmt::blocking(id("in_src_q"), Expr::zero(8)),
+            Stmt::blocking(id("in_ts_q"), Expr::zero(64)),
             Stmt::blocking(id("in_beat_q"), Expr::zero(self.bw)),
             Stmt::blocking(id("in_slot_q"), Expr::bit(false)),
             Stmt::blocking(id("in_full_q"), Expr::bit(false)),
@@ -540,6 +547,7 @@ impl<'a> Gen<'a> {
             Stmt::blocking(id("rx_len_q"), Expr::zero(16)),
             Stmt::blocking(id("min_len_q"), Expr::zero(16)),
             Stmt::blocking(id("in_port_q"), Expr::zero(8)),
+            Stmt::blocking(id("ts_q"), Expr::zero(64)),
             Stmt::blocking(id("slot_q"), Expr::bit(false)),
             Stmt::blocking(id("beat_q"), Expr::zero(self.bw)),
             Stmt::blocking(id("dst_q"), Expr::zero(4)),
@@ -1044,7 +1052,7 @@ impl<'a> Gen<'a> {
             Op::PktLen => define(&mut items, id("len_q")),
             Op::Meta(MetaField::InPort) => define(&mut items, id("in_port_q")),
             Op::Meta(MetaField::Len) => define(&mut items, id("rx_len_q")),
-            Op::Meta(MetaField::Timestamp) => return Err("meta.timestamp has no hardware source yet".into()),
+            Op::Meta(MetaField::Timestamp) => define(&mut items, id("ts_q")),
             Op::PktRead(addr, bytes) => {
                 let e =
                     match addr.base {
