@@ -46,7 +46,7 @@ pub mod rtl;
 pub mod symbols;
 pub mod top;
 
-use crate::ir::{BitVec, Function, Op, StateKind, StateOp};
+use crate::ir::{BitVec, Function, StateKind};
 use crate::sched::{self, Schedule};
 
 /// The header window must hold the bytes the ingress checks read: two VLAN tags and an IPv4
@@ -106,16 +106,6 @@ impl Design {
         }
         if !(60..=9018).contains(&config.max_frame) {
             return Err(format!("the largest frame must be 60 to 9018 bytes, not {}", config.max_frame));
-        }
-        for &b in &func.layout {
-            for &i in &func.blocks[b].insts {
-                if let Op::State(s, StateOp::QueueLen) = func.insts[i].op {
-                    return Err(format!(
-                        "`{}`: queue.len() is not in the hardware back end yet; use is_empty() or is_full()",
-                        func.states[s].name
-                    ));
-                }
-            }
         }
         let mut init = vec![None; func.states.len()];
         for (name, value) in &config.registers {

@@ -1150,9 +1150,13 @@ impl<'a> Gen<'a> {
                     let port = match sop {
                         StateOp::QueueIsEmpty => "empty",
                         StateOp::QueueIsFull => "full",
+                        StateOp::QueueLen => "len",
                         _ => "value",
                     };
-                    define(&mut items, id(format!("st_{}_{port}", self.elem[s])));
+                    let e = id(format!("st_{}_{port}", self.elem[s]));
+                    // The status port may be wider than the value (a queue's `len` is 32 bits).
+                    let (pw, w) = (self.element_port_width(*s, port), self.width(results[0]));
+                    define(&mut items, if pw > w { e.slice(w - 1, 0) } else { e });
                 }
             }
         }
@@ -1427,7 +1431,7 @@ impl<'a> Gen<'a> {
                                 StateOp::QueuePeek => 0,
                                 StateOp::QueuePush(_) => 1,
                                 StateOp::QueuePop => 2,
-                                StateOp::QueueIsEmpty | StateOp::QueueIsFull => continue,
+                                StateOp::QueueIsEmpty | StateOp::QueueIsFull | StateOp::QueueLen => continue,
                                 _ => return Err(format!("{} on {}", op.name(), decl.kind.with_article())),
                             };
                             let mut b = vec![set("req_valid", Expr::bit(true)), set("req_op", dec(2, code))];
@@ -1459,6 +1463,11 @@ impl<'a> Gen<'a> {
             }));
         }
         Ok(items)
+    }
+
+    /// The width of port `port` of element `s`'s module.
+    fn element_port_width(&self, s: StateId, port: &str) -> u32 {
+        self.element_module(s).ports.iter().find(|p| p.name == port).map_or(0, |p| p.width)
     }
 
     fn element_module_name(&self, s: StateId) -> String {

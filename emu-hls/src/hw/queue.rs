@@ -48,6 +48,9 @@ pub struct Queue<const W: usize, const N: usize> {
     pub empty: Signal<Out, Bit>,
     /// The queue holds `N` values, so a push would be rejected (`is_full`).
     pub full: Signal<Out, Bit>,
+    /// How many values the queue holds (`len`), zero-extended to a fixed 32 bits so the
+    /// block's ports need no width computed from `N`.
+    pub len: Signal<Out, Bits<32>>,
 
     /// The model's values, front first.
     _values: VecDeque<Bits<W>>,
@@ -67,6 +70,7 @@ impl<const W: usize, const N: usize> Default for Queue<W, N> {
             resp_data: Default::default(),
             empty: Signal::new_with_default(true),
             full: Default::default(),
+            len: Default::default(),
             _values: VecDeque::with_capacity(N),
         }
     }
@@ -121,6 +125,7 @@ impl<const W: usize, const N: usize> Logic for Queue<W, N> {
         }
         self.empty.next = self._values.is_empty();
         self.full.next = self._values.len() == N;
+        self.len.next = (self._values.len() as u64).into();
     }
 
     fn connect(&mut self) {
@@ -129,6 +134,7 @@ impl<const W: usize, const N: usize> Logic for Queue<W, N> {
         self.resp_data.connect();
         self.empty.connect();
         self.full.connect();
+        self.len.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -164,6 +170,7 @@ pub fn queue_module(name: &str, width: u32, size: u64) -> Module {
             Port::output_wire("resp_data", width),
             Port::output_wire("empty", 1),
             Port::output_wire("full", 1),
+            Port::output_wire("len", 32),
         ],
         items: body(width, size),
     }
@@ -295,6 +302,7 @@ fn body(w: u32, n: u64) -> Vec<Item> {
     ));
     items.push(Item::assign(id("empty"), id("is_empty")));
     items.push(Item::assign(id("full"), id("is_full")));
+    items.push(Item::assign(id("len"), Expr::concat(vec![Expr::zero(32 - cw), id("count")])));
     items
 }
 
@@ -356,6 +364,7 @@ mod test {
             }
             assert_eq!(hw.empty.val(), cpu.is_empty(), "step {step}");
             assert_eq!(hw.full.val(), cpu.is_full(), "step {step}");
+            assert_eq!(hw.len.val().to_u64(), cpu.len() as u64, "step {step}");
             assert!(hw.values().map(from_hdl::<T, W>).eq(cpu.iter()), "step {step}: contents");
         }
         assert!(fulls > 50 && empties > 50, "{fulls} pushes when full, {empties} pops when empty");

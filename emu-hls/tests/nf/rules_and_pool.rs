@@ -1,4 +1,4 @@
-// An NF around a `Tcam` and a `Queue`, every op the hardware builds (a firewall's rule table
+// An NF around a `Tcam` and a `Queue`, every op (a firewall's rule table
 // and a NAT's free-port pool, driven by the frames themselves); compiled from this text by
 // emu-hls/tests/backend.rs and sim/tests/verilator.rs (not a crate of its own).
 mod rules_and_pool {
@@ -52,6 +52,7 @@ mod rules_and_pool {
                 }
                 11 => r0 = self.pool.peek().unwrap_or(0xffff) as u8,
                 12 => {
+                    r0 = self.pool.len() as u8;
                     r1 = self.pool.is_empty() as u8;
                     r2 = self.pool.is_full() as u8;
                 }
