@@ -96,6 +96,56 @@ struct Gen<'a> {
     ingress: WindowBytes,
     /// Whether the NF sets the length: then bytes past the shortest length it set read 0.
     sets_len: bool,
+    /// Per state, the element requests whose key is known before the state (defined in an
+    /// earlier one): their key register `st_<name>_key_q` is loaded on the way into it.
+    preload: HashMap<StateNo, Vec<(StateId, Value)>>,
+}
+
+/// The operand of a table request that goes to the element's `req_key`: what its
+/// comparators (or hash) take.
+fn key_operand(op: &StateOp) -> Option<Value> {
+    match op {
+        StateOp::CamGet(k)
+        | StateOp::CamContains(k)
+        | StateOp::CamInsert(k, _)
+        | StateOp::CamRemove(k)
+        | StateOp::LruGet(k)
+        | StateOp::LruPeek(k)
+        | StateOp::LruContains(k)
+        | StateOp::LruInsert(k, _)
+        | StateOp::LruRemove(k)
+        | StateOp::HashGet(k)
+        | StateOp::HashContains(k)
+        | StateOp::HashInsert(k, _)
+        | StateOp::HashRemove(k)
+        | StateOp::TcamLookup(k)
+        | StateOp::TcamLookupSlot(k)
+        | StateOp::TcamSet(_, k, _, _) => Some(*k),
+        _ => None,
+    }
+}
+
+/// The key requests whose key can be registered ahead: a table's comparators then take a
+/// register, not a multiplexer of every state's key (which yosys folds into each comparator,
+/// about 760 LUTs for a switch's 16 × 48-bit CAM). A key is loaded ahead when it is an
+/// ordinary value computed in an earlier state (not a response, a sum or a block parameter,
+/// whose next value is not at hand on every way in).
+fn preloads(d: &Design) -> HashMap<StateNo, Vec<(StateId, Value)>> {
+    let f = &d.func;
+    let mut out: HashMap<StateNo, Vec<(StateId, Value)>> = HashMap::new();
+    for (n, st) in d.sched.states.iter().enumerate() {
+        for &i in &st.insts {
+            let Op::State(s, sop) = &f.insts[i].op else { continue };
+            let Some(k) = key_operand(sop) else { continue };
+            let ValueDef::Result(def, _) = f.values[k].def else { continue };
+            let def_op = &f.insts[def].op;
+            let late = matches!(def_op, Op::State(..)) && latency(def_op) >= 1 || matches!(def_op, Op::OnesSum(..));
+            if !late && d.sched.def_state(f, k).is_some_and(|ds| ds != n) {
+                out.entry(n).or_default().push((*s, k));
+            }
+        }
+    }
+    out
 }
 
 /// Which header-window bytes a window register holds, packed in position order. A byte the NF
@@ -219,6 +269,29 @@ impl<'a> Gen<'a> {
             core,
             ingress,
             sets_len,
+            preload: preloads(d),
+        }
+    }
+
+    /// Moving from NF state `from` to NF state `to`: the state code, and the keys `to`
+    /// requests loaded into their registers (the value as it is at the end of `from`).
+    fn goto(&self, from: StateNo, to: StateNo) -> Vec<Stmt> {
+        let f = &self.d.func;
+        let mut s = vec![Stmt::nb(id("fsm_q"), self.codes.nf(to))];
+        for &(e, k) in self.preload.get(&to).into_iter().flatten() {
+            let now = if self.d.sched.def_state(f, k) == Some(from) { id(k.to_string()) } else { id(format!("{k}_q")) };
+            let w = self.element_port_width(e, "req_key");
+            s.push(Stmt::nb(id(format!("st_{}_key_q", self.elem[&e])), Self::fit_expr(now, self.width(k), w)));
+        }
+        s
+    }
+
+    /// `e` (of width `vw`) as `w` bits: truncated or zero-extended.
+    fn fit_expr(e: Expr, vw: u32, w: u32) -> Expr {
+        match vw.cmp(&w) {
+            std::cmp::Ordering::Equal => e,
+            std::cmp::Ordering::Greater => e.slice(w - 1, 0),
+            std::cmp::Ordering::Less => Expr::concat(vec![Expr::zero(w - vw), e]),
         }
     }
 
@@ -928,8 +1001,7 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        let advance =
-            if st.ends_block { self.terminator_logic(n)? } else { vec![Stmt::nb(id("fsm_q"), self.codes.nf(n + 1))] };
+        let advance = if st.ends_block { self.terminator_logic(n)? } else { self.goto(n, n + 1) };
         if st.kind == FsmKind::Sum {
             let (result, _, _) = sums.get(&n).ok_or("a sum state without its sum")?;
             let q = id(format!("{result}_q"));
@@ -1190,7 +1262,7 @@ impl<'a> Gen<'a> {
                 .zip(&call.args)
                 .map(|(p, a)| Stmt::nb(id(format!("{p}_q")), self.opnd(*a, n)))
                 .collect();
-            s.push(Stmt::nb(id("fsm_q"), self.codes.nf(self.d.sched.block_start[&call.block])));
+            s.extend(self.goto(n, self.d.sched.block_start[&call.block]));
             s
         };
         Ok(match f.terminator(st.block) {
@@ -1292,11 +1364,22 @@ impl<'a> Gen<'a> {
             // per request input, driven below, and a wire per response output.
             let ports: Vec<Port> =
                 self.element_module(s).ports.into_iter().filter(|p| p.name != "clock" && p.name != "reset").collect();
+            let keyed_ahead = self.preload.values().flatten().any(|&(e, _)| e == s);
+            if keyed_ahead {
+                items.push(Item::reg(format!("{e}_key_q"), self.element_port_width(s, "req_key")));
+            }
             let mut defaults = vec![];
             for port in &ports {
                 if port.dir == Dir::Input {
                     items.push(Item::reg(p(&port.name), port.width));
-                    defaults.push(Stmt::blocking(id(p(&port.name)), Expr::zero(port.width)));
+                    // Without a request the key is a don't-care: the key register there
+                    // leaves the comparators no multiplexer when every key is loaded ahead.
+                    let idle = if keyed_ahead && port.name == "req_key" {
+                        id(format!("{e}_key_q"))
+                    } else {
+                        Expr::zero(port.width)
+                    };
+                    defaults.push(Stmt::blocking(id(p(&port.name)), idle));
                 } else {
                     items.push(Item::wire(p(&port.name), port.width));
                 }
@@ -1442,6 +1525,17 @@ impl<'a> Gen<'a> {
                         }
                         _ => vec![], // reads of registers and counters need no request
                     };
+                    // A key loaded ahead comes from its register (see `preloads`).
+                    let ahead = self.preload.get(&n).is_some_and(|l| l.iter().any(|&(e, _)| e == s));
+                    let body: Vec<Stmt> = body
+                        .into_iter()
+                        .map(|st| match st {
+                            Stmt::Blocking(l, _) if ahead && l == id(p("req_key")) => {
+                                Stmt::Blocking(l, id(format!("{e}_key_q")))
+                            }
+                            st => st,
+                        })
+                        .collect();
                     if !body.is_empty() {
                         arms.push((vec![self.codes.nf(n)], body));
                     }
