@@ -23,6 +23,11 @@ PACKAGES=(
   yosys            # synthesizes the generated Verilog (synth_xilinx checks, emu synth)
   nextpnr-ice40    # places and routes for iCE40 (emu synth --board icebreaker)
   fpga-icestorm    # icepack: the iCE40 bitstream (emu synth --board)
+  tcl              # tclsh: tests run emu netfpga's Vivado script with stubbed Vivado commands
+  hping3           # real TCP SYNs against tcp-ping in Mininet (open and closed ports)
+  nmap             # nmap -sS: a SYN scan of tcp-ping in Mininet
+  netcat-openbsd   # nc: TCP and UDP flows through the firewall in Mininet
+  curl             # HTTP through the firewall to python3 -m http.server in Mininet
 )
 
 missing=()

@@ -17,6 +17,7 @@ Examples:
   emu hls learning-switch -o hw/
   emu synth learning-switch --width 64
   emu synth learning-switch --board icebreaker
+  emu netfpga learning-switch -o sume/
   emu new my-nf
   sudo emu mininet learning-switch --topo linear,3 --run experiment.txt";
 
@@ -51,6 +52,9 @@ enum Verb {
     /// Synthesize an NF's Verilog with yosys: a resource table for the SUME part, or an iCE40 bitstream
     #[command(after_help = SYNTH_EXAMPLES)]
     Synth(SynthArgs),
+    /// Make a NetFPGA SUME Vivado project with the NF as the reference switch's output port lookup
+    #[command(after_help = NETFPGA_EXAMPLES)]
+    Netfpga(NetfpgaArgs),
 }
 
 const HLS_EXAMPLES: &str = "\
@@ -151,6 +155,54 @@ pub(crate) struct SynthArgs {
     #[arg(long, value_name = "BITS", value_parser = parse_width)]
     pub width: Option<usize>,
     /// Largest frame in bytes (the packet buffer's size)
+    #[arg(long, value_name = "BYTES", default_value_t = emu::DEFAULT_MAX_FRAME)]
+    pub max_frame: usize,
+    /// An NF option, the same as `--NAME VALUE`; repeat for several
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    pub params: Vec<(String, String)>,
+    /// The module to compile when the file holds several #[emu::nf] modules
+    #[arg(long, value_name = "NAME")]
+    pub module: Option<String>,
+}
+
+const NETFPGA_EXAMPLES: &str = "\
+Generates the NF's Verilog as `emu hls` does (256-bit bus) and puts it in the NetFPGA SUME
+reference switch: input arbiter -> the NF as output port lookup -> output queues, ports nf0-nf3
+and DMA, with the NF's counters (frames in and out, drops per reason) on AXI4-Lite.
+
+Writes, creating DIR:
+  DIR/verilog/<module>.v             the NF, as `emu hls` writes it
+  DIR/hdl/emu_output_port_lookup.v   the OPL wrapper: the reference OPL's ports, the register file
+  DIR/hdl/nf_datapath.v              the reference data path around it
+  DIR/constraints/emu_sume.xdc       the board's clocks and pins
+  DIR/emu_sume.tcl, DIR/Makefile     the Vivado flow: `make -C DIR` builds the bitstream
+  DIR/README.md                      building, loading, testing with pcaps; the register map
+  DIR/sim/                           the SUME-level simulation, for Verilator
+
+The reference IP is not shipped: the flow takes it from a NetFPGA-SUME-live checkout named by
+SUME_FOLDER. When `vivado` is on the PATH this command runs the flow and reports timing (WNS)
+and utilisation; otherwise it says so and leaves the project ready.
+
+Examples:
+  emu netfpga learning-switch -o sume/learning-switch
+  SUME_FOLDER=~/NetFPGA-SUME-live make -C sume/learning-switch
+  emu netfpga icmp-echo --ip 10.0.0.1 --board sume -o sume/icmp-echo";
+
+#[derive(Args)]
+pub(crate) struct NetfpgaArgs {
+    /// The NF: a name (`emu list` shows them) or a .rs file holding an #[emu::nf] module
+    #[arg(value_name = "NF|FILE.rs")]
+    pub nf: String,
+    /// Output directory (created if missing)
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The board: sume (NetFPGA SUME)
+    #[arg(long, value_name = "BOARD", default_value = "sume")]
+    pub board: String,
+    /// Width of the AXI-Stream data path in bits; the SUME's is 256
+    #[arg(long, value_name = "BITS", default_value_t = 256, value_parser = parse_width)]
+    pub width: usize,
+    /// Largest frame in bytes (the packet buffer's size); longer frames are dropped as `oversize`
     #[arg(long, value_name = "BYTES", default_value_t = emu::DEFAULT_MAX_FRAME)]
     pub max_frame: usize,
     /// An NF option, the same as `--NAME VALUE`; repeat for several
@@ -376,7 +428,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
     // An NF's own options exist only once we know which NF: find its name among the words
     // after the verb.
     let verb = argv.get(1).map(String::as_str).unwrap_or("");
-    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls" | "synth") {
+    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls" | "synth" | "netfpga") {
         argv.iter().skip(2).find_map(|a| registry.find(a).ok()).copied()
     } else {
         None
@@ -410,6 +462,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
         }),
         Verb::Hls(a) => commands::hls::run(&registry, &a, |d| nf_config(d, sub.expect("hls has matches"))),
         Verb::Synth(a) => commands::synth::run(&registry, &a, |d| nf_config(d, sub.expect("synth has matches"))),
+        Verb::Netfpga(a) => commands::netfpga::run(&registry, &a, |d| nf_config(d, sub.expect("netfpga has matches"))),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,17 @@
-//! FPGA flows for Emu: the NetFPGA SUME wrapper, Vivado project generation, yosys and nextpnr
-//! flows and resource reports.
+//! FPGA flows for Emu beyond the NF's own Verilog (`emu-hls`):
 //!
-//! Not written yet: these arrive with the FPGA-flows issue (see `../shared/DESIGN.md` §5). The
-//! crate exists so the workspace has the layout the design fixes; it exports nothing.
+//! - [`opl`]: the NF as the NetFPGA SUME reference switch's output port lookup, with its
+//!   counters on AXI4-Lite; [`pipeline`]: our Verilog models of the reference input arbiter and
+//!   output queues; [`project`] and [`vivado`]: the Vivado project `emu netfpga` writes and runs;
+//! - [`sim`]: the SUME-level simulation (the pipeline around the NF under Verilator);
+//! - [`reference`]: hand-written rust-hdl designs the HLS output is measured against.
+//!
+//! `emu synth`'s yosys and nextpnr flows are in the tool (src/commands/synth.rs).
 #![deny(missing_docs)]
+
+pub mod opl;
+pub mod pipeline;
+pub mod project;
+pub mod reference;
+pub mod sim;
+pub mod vivado;

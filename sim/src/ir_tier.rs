@@ -2,7 +2,7 @@
 //! IR interpreter. Wrapped as a [`NetworkFunction`], so the CPU target's runner, devices,
 //! ingress checks and verdict resolution — the same code as the `cpu` tier — drive it.
 
-use emu_core::{Action, Config, DropReason, Meta, NetworkFunction, NfDescriptor, Packet};
+use emu_core::{Action, Config, DropReason, Meta, NetworkFunction, NfDescriptor, Packet, TableEntry};
 use emu_hls::interp::{self, State};
 use emu_hls::ir::{BitVec, Function, StateKind};
 
@@ -19,7 +19,8 @@ pub struct IrNf {
 pub use emu_hls::compile;
 
 impl IrNf {
-    /// The IR tier of `desc` under `config`: compiled, with its configuration registers loaded.
+    /// The IR tier of `desc` under `config`: compiled, with its configuration registers and
+    /// its tables' initial entries loaded.
     pub fn build(desc: &NfDescriptor, config: &Config) -> Result<IrNf, String> {
         let source = desc.hls_source.ok_or_else(|| {
             format!("{} has no HLS source (it is not an #[emu::nf] module), so it has no ir tier", desc.name)
@@ -36,6 +37,19 @@ impl IrNf {
                 })
                 .ok_or_else(|| format!("{}: the IR has no register `{name}`", desc.name))?;
             state.set_register(name, BitVec::new(width, value))?;
+        }
+        for entry in (desc.tables)(config).map_err(|e| e.to_string())? {
+            match entry {
+                TableEntry::Tcam { table, slot, value, mask, result } => state
+                    .set_tcam(
+                        table,
+                        slot,
+                        BitVec::from_be_bytes(&value),
+                        BitVec::from_be_bytes(&mask),
+                        BitVec::from_be_bytes(&result),
+                    )
+                    .map_err(|e| format!("{}: {e}", desc.name))?,
+            }
         }
         Ok(IrNf { func, state, errors: 0, first_error: None })
     }

@@ -24,6 +24,8 @@ pub(crate) struct Source {
     pub window: usize,
     /// Configuration registers' reset values.
     pub registers: Vec<(String, u64)>,
+    /// Tables' entries at start (a firewall's rules).
+    pub tables: Vec<emu::TableEntry>,
 }
 
 /// Runs `emu hls`. `config_of` gives a registered NF's options from the command line
@@ -85,7 +87,13 @@ pub(crate) fn run(
 pub(crate) fn design(source: &Source, width: usize, max_frame: usize) -> Result<Design, String> {
     let label = &source.label;
     let func = emu_hls::compile(&source.text, source.window).map_err(|e| format!("{label}: {e}"))?;
-    let config = HwConfig { bus_bytes: width / 8, ports: source.ports, max_frame, registers: source.registers.clone() };
+    let config = HwConfig {
+        bus_bytes: width / 8,
+        ports: source.ports,
+        max_frame,
+        registers: source.registers.clone(),
+        tables: source.tables.clone(),
+    };
     Design::new(func, config).map_err(|e| format!("{label}: {e}"))
 }
 
@@ -203,6 +211,7 @@ pub(crate) fn from_descriptor(desc: &NfDescriptor, config: &Config) -> Result<So
         ports: desc.ports,
         window: desc.window,
         registers: registers.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
+        tables: (desc.tables)(config).map_err(|e| format!("{}: {e}", desc.name))?,
     })
 }
 
@@ -305,6 +314,7 @@ pub(crate) fn from_file(path: &Path, module: Option<&str>) -> Result<Source, Str
         ports,
         window,
         registers: Vec::new(),
+        tables: Vec::new(),
     })
 }
 

@@ -3,6 +3,7 @@
 pub(crate) mod hls;
 pub(crate) mod list;
 pub(crate) mod mininet;
+pub(crate) mod netfpga;
 pub(crate) mod new;
 pub(crate) mod progress;
 pub(crate) mod run;

@@ -304,7 +304,7 @@ fn tool_version(tool: &str) -> String {
 
 /// Runs `f` while a line on standard error says what is running and for how long (on a
 /// terminal; elsewhere one line when it starts).
-fn with_progress<T: Send>(what: &str, f: impl FnOnce() -> T + Send) -> T {
+pub(crate) fn with_progress<T: Send>(what: &str, f: impl FnOnce() -> T + Send) -> T {
     let start = Instant::now();
     if !std::io::stderr().is_terminal() {
         eprintln!("{what}…");

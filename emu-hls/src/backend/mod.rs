@@ -66,12 +66,15 @@ pub struct HwConfig {
     /// Values of the configuration registers (`NfDescriptor::registers`): their initial and
     /// reset values in the hardware.
     pub registers: Vec<(String, u64)>,
+    /// The tables' entries before the first packet (`NfDescriptor::tables`): their contents
+    /// at start and after every reset.
+    pub tables: Vec<emu_core::TableEntry>,
 }
 
 impl HwConfig {
     /// A bus of `width_bits` (64 or 256), 4 ports, 1518-byte frames, no registers.
     pub fn new(width_bits: usize) -> HwConfig {
-        HwConfig { bus_bytes: width_bits / 8, ports: 4, max_frame: 1518, registers: vec![] }
+        HwConfig { bus_bytes: width_bits / 8, ports: 4, max_frame: 1518, registers: vec![], tables: vec![] }
     }
 }
 
@@ -86,6 +89,23 @@ pub struct Design {
     pub config: HwConfig,
     /// Each state element's initial value, by element (registers only; others start empty).
     pub init: Vec<Option<BitVec>>,
+    /// The TCAM rules loaded at start and at every reset, at the elements' widths.
+    pub rules: Vec<TcamRule>,
+}
+
+/// A rule a TCAM holds from the start (from [`HwConfig::tables`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TcamRule {
+    /// The `Tcam` element.
+    pub table: crate::ir::StateId,
+    /// Its slot (lower is first).
+    pub slot: usize,
+    /// The value compared under the mask, at the key's width.
+    pub value: BitVec,
+    /// The key bits that must equal the value's.
+    pub mask: BitVec,
+    /// What a lookup hitting the rule gives, at the result's width.
+    pub result: BitVec,
 }
 
 impl Design {
@@ -119,8 +139,26 @@ impl Design {
             };
             init[id.as_u32() as usize] = Some(BitVec::new(ty.width(), *value));
         }
+        let mut rules = vec![];
+        for entry in &config.tables {
+            let emu_core::TableEntry::Tcam { table, slot, value, mask, result } = entry;
+            let id = func.state_by_name(table).ok_or_else(|| format!("the NF has no table `{table}`"))?;
+            let StateKind::Tcam { key, value: ty, size } = func.states[id].kind else {
+                return Err(format!("`{table}` is {}, not a tcam", func.states[id].kind.with_article()));
+            };
+            if *slot >= size as usize {
+                return Err(format!("`{table}` has {size} slots; there is no slot {slot}"));
+            }
+            rules.push(TcamRule {
+                table: id,
+                slot: *slot,
+                value: BitVec::from_be_bytes(value).resize(key.width()),
+                mask: BitVec::from_be_bytes(mask).resize(key.width()),
+                result: BitVec::from_be_bytes(result).resize(ty.width()),
+            });
+        }
         let sched = sched::schedule(&func);
-        Ok(Design { func, sched, config, init })
+        Ok(Design { func, sched, config, init, rules })
     }
 
     /// The design of a registered NF (its `HLS_SOURCE`) under `config`, for a bus of
@@ -141,6 +179,7 @@ impl Design {
         hw.max_frame = max_frame;
         hw.registers =
             (desc.registers)(config).map_err(|e| e.to_string())?.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+        hw.tables = (desc.tables)(config).map_err(|e| e.to_string())?;
         Design::new(func, hw)
     }
 

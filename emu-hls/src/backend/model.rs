@@ -121,6 +121,10 @@ impl CycleModel {
                 state.set_register(name, *v).expect("a configuration register");
             }
         }
+        for r in &design.rules {
+            let name = &design.func.states[r.table].name;
+            state.set_tcam(name, r.slot, r.value, r.mask, r.result).expect("a rule Design::new checked");
+        }
         CycleModel {
             design: design.clone(),
             state,

@@ -1599,7 +1599,10 @@ impl<'a> Gen<'a> {
                 hw::hash_table_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)
             }
             StateKind::Tcam { key, value, size } => {
-                hw::tcam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+                let rules: Vec<hw::LoadedRule> = (self.d.rules.iter().filter(|r| r.table == s))
+                    .map(|r| (r.slot as u64, lit(&r.value), lit(&r.mask), lit(&r.result)))
+                    .collect();
+                hw::tcam_module_loaded(&name, key.width() as u32, value.width() as u32, *size as u64, &rules)
             }
             StateKind::Queue { ty, size } => hw::queue_module(&name, ty.width() as u32, *size as u64),
         }

@@ -85,7 +85,7 @@ pub use hash_table::{crc32_matrix, hash_table_module, Crc32Matrix, HashTable};
 pub use lru::{lru_module, Lru};
 pub use queue::{queue_module, Queue};
 pub use register::{register_module, Register};
-pub use tcam::{tcam_module, Tcam};
+pub use tcam::{tcam_module, tcam_module_loaded, LoadedRule, Tcam};
 
 /// What every state element block offers besides rust-hdl's [`Block`]: access to its clock
 /// for stepping, and its Verilog body as AST.

@@ -166,7 +166,7 @@ impl<const KW: usize, const VW: usize, const N: usize, const S: usize> StateBloc
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        body(KW as u32, VW as u32, N as u64, S as u32)
+        body(KW as u32, VW as u32, N as u64, S as u32, &[])
     }
 }
 
@@ -194,14 +194,26 @@ pub fn tcam_module(name: &str, key_width: u32, value_width: u32, size: u64) -> M
             Port::output_wire("resp_slot", s),
             Port::output_wire("resp_ok", 1),
         ],
-        items: body(key_width, value_width, size, s),
+        items: body(key_width, value_width, size, s, &[]),
     }
 }
 
 /// The body of a TCAM of `n` rules over `kw`-bit keys with `vw`-bit results and `s`-bit slot
 /// numbers, shared by the block and [`tcam_module`] so that the two cannot drift apart. (The
 /// op codes do not depend on the parameters: `Tcam::<1, 1, 1, 1>`'s are every `Tcam`'s.)
-fn body(kw: u32, vw: u32, n: u64, s: u32) -> Vec<Item> {
+/// A rule a TCAM module holds from the start: (slot, value, mask, result), the last three
+/// literals of the key's and the result's widths.
+pub type LoadedRule = (u64, Expr, Expr, Expr);
+
+/// [`tcam_module`] whose slots hold `rules` at start and after every reset (an NF's
+/// configured table: a firewall's rules, a list of open ports). Other slots start invalid.
+pub fn tcam_module_loaded(name: &str, key_width: u32, value_width: u32, size: u64, rules: &[LoadedRule]) -> Module {
+    let mut m = tcam_module(name, key_width, value_width, size);
+    m.items = body(key_width, value_width, size, index_width(size), rules);
+    m
+}
+
+fn body(kw: u32, vw: u32, n: u64, s: u32, rules: &[LoadedRule]) -> Vec<Item> {
     let id = Expr::id;
     let valid_bit = |at: Expr| {
         if n == 1 {
@@ -230,7 +242,23 @@ fn body(kw: u32, vw: u32, n: u64, s: u32) -> Vec<Item> {
     items.push(Item::wire("slot_ok", 1));
     items.push(Item::assign(id("slot_ok"), in_range("req_slot", s, n)));
 
-    let mut clear = vec![Stmt::nb(id("rule_valid"), Expr::zero(n as u32))];
+    // A reset empties the table, then loads the configured rules.
+    let mut valid = vec![false; n as usize];
+    for (slot, ..) in rules {
+        valid[*slot as usize] = true;
+    }
+    let valid = if rules.is_empty() {
+        Expr::zero(n as u32)
+    } else {
+        Expr::concat(valid.iter().rev().map(|&v| Expr::bit(v)).collect())
+    };
+    let mut clear = vec![Stmt::nb(id("rule_valid"), valid)];
+    for (slot, value, mask, result) in rules {
+        let at = || if n == 1 { Expr::int(0) } else { Expr::int(*slot) };
+        clear.push(Stmt::nb(id("rule_value").index(at()), value.clone()));
+        clear.push(Stmt::nb(id("rule_mask").index(at()), mask.clone()));
+        clear.push(Stmt::nb(id("rule_result").index(at()), result.clone()));
+    }
     for (name, w) in responses {
         clear.push(Stmt::nb(id(name), Expr::zero(w)));
     }

@@ -685,6 +685,30 @@ impl State {
         }
     }
 
+    /// Writes the rule (`value`, `mask`) → `result` into slot `slot` of TCAM `name`, each
+    /// resized to the declared widths: how configuration (`NfDescriptor::tables`) and the
+    /// debug channel load a table before traffic.
+    pub fn set_tcam(
+        &mut self,
+        name: &str,
+        slot: usize,
+        value: BitVec,
+        mask: BitVec,
+        result: BitVec,
+    ) -> Result<(), String> {
+        let (_, kind, e) =
+            self.elems.iter_mut().find(|(n, ..)| n == name).ok_or_else(|| format!("no state element `{name}`"))?;
+        match (kind, e) {
+            (StateKind::Tcam { key, value: ty, size }, Element::Tcam(t)) => {
+                if !t.set(slot, value.resize(key.width()), mask.resize(key.width()), result.resize(ty.width())) {
+                    return Err(format!("`{name}` has {size} slots; there is no slot {slot}"));
+                }
+                Ok(())
+            }
+            (k, _) => Err(format!("`{name}` is {}, not a tcam", k.with_article())),
+        }
+    }
+
     /// Element `i` of array `name` (0 out of range), of the declared width.
     pub fn array_get(&self, name: &str, i: usize) -> Option<BitVec> {
         let (_, kind, e) = self.elems.iter().find(|(n, ..)| n == name)?;

@@ -28,7 +28,9 @@ pub use action::{Action, DropReason, Port, PortMask, Ports, Verdict, MAX_PORTS};
 pub use addr::{Ipv4Addr, Mac};
 pub use arbitrary_int::*;
 pub use bits::{Bits, Bytes, Scalar};
-pub use nf::{no_registers, Config, ConfigError, NetworkFunction, NfDescriptor, Param};
+pub use nf::{
+    no_registers, no_tables, tcam_entries, Config, ConfigError, NetworkFunction, NfDescriptor, Param, TableEntry,
+};
 pub use packet::{check_frame, Meta, Packet, Timestamp, DEFAULT_MAX_FRAME};
 pub use state::{Array, Cam, Counter, HashTable, Lru, Queue, Register, Tcam};
 

@@ -2,7 +2,9 @@
 //! NF by name.
 
 use crate::action::Action;
+use crate::bits::Bits;
 use crate::packet::{Meta, Packet};
+use crate::state::Tcam;
 use core::fmt;
 use std::collections::BTreeMap;
 
@@ -112,6 +114,55 @@ pub struct NfDescriptor {
     /// an address to answer for) under a configuration, by field name: what the IR and
     /// hardware tiers load before the first packet.
     pub registers: fn(&Config) -> Result<Vec<(&'static str, u64)>, ConfigError>,
+    /// The entries the NF's tables hold before the first packet under a configuration (the
+    /// rules of a firewall, a list of open ports): what the IR and hardware tiers load, as
+    /// the CPU constructor loads them into its own elements. [`tcam_entries`] turns a built
+    /// `Tcam` into this form, so the constructor stays the one place that fills a table.
+    pub tables: fn(&Config) -> Result<Vec<TableEntry>, ConfigError>,
+}
+
+/// One entry of a table state element before the first packet, by the element's field name.
+/// Values are big-endian bytes of the element's key and value types ([`Bits::write_be`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableEntry {
+    /// A rule in `Tcam` slot `slot`: as [`Tcam::set`](crate::Tcam::set)`(slot, value, mask, result)`.
+    Tcam {
+        /// The `Tcam` field of the state struct.
+        table: &'static str,
+        /// The slot (its priority: lower first).
+        slot: usize,
+        /// The value compared under the mask.
+        value: Vec<u8>,
+        /// Bits of the key that must equal `value`'s.
+        mask: Vec<u8>,
+        /// What a lookup that hits the rule returns.
+        result: Vec<u8>,
+    },
+}
+
+/// [`NfDescriptor::tables`] of an NF whose tables start empty.
+pub fn no_tables(_: &Config) -> Result<Vec<TableEntry>, ConfigError> {
+    Ok(Vec::new())
+}
+
+/// Every valid rule of `tcam` (the field `table` of an NF's state), in slot order, as
+/// [`TableEntry`]s: how a descriptor hands a table its constructor filled to the other tiers.
+pub fn tcam_entries<K: Bits, V: Bits, const N: usize>(table: &'static str, tcam: &Tcam<K, V, N>) -> Vec<TableEntry> {
+    let be = |b: &dyn Fn(&mut [u8]), n: usize| {
+        let mut v = vec![0u8; n];
+        b(&mut v);
+        v
+    };
+    (0..N)
+        .filter_map(|slot| tcam.entry(slot).map(|e| (slot, e)))
+        .map(|(slot, (value, mask, result))| TableEntry::Tcam {
+            table,
+            slot,
+            value: be(&|o| value.write_be(o), K::BYTES),
+            mask: be(&|o| mask.write_be(o), K::BYTES),
+            result: be(&|o| result.write_be(o), V::BYTES),
+        })
+        .collect()
 }
 
 /// [`NfDescriptor::registers`] of an NF without configuration registers.
@@ -146,5 +197,21 @@ mod test {
         let e = c.get::<crate::Ipv4Addr>(&IP).unwrap_err().0;
         assert!(e.starts_with("--ip ten: `ten` is not an IPv4 address"), "{e}");
         assert_eq!(c.raw(&MAC).unwrap_err().0, "--mac is required: our MAC");
+    }
+
+    #[test]
+    fn tcam_entries_are_the_valid_slots_big_endian() {
+        let mut t: Tcam<u16, u8, 4> = Tcam::new();
+        t.set(3, 0x1234, 0xff00, 7);
+        t.set(1, 0x0050, 0xffff, 9);
+        let e = tcam_entries("open", &t);
+        let rule = |slot, value: [u8; 2], mask: [u8; 2], result| TableEntry::Tcam {
+            table: "open",
+            slot,
+            value: value.to_vec(),
+            mask: mask.to_vec(),
+            result: vec![result],
+        };
+        assert_eq!(e, [rule(1, [0x00, 0x50], [0xff, 0xff], 9), rule(3, [0x12, 0x34], [0xff, 0x00], 7)]);
     }
 }

@@ -133,6 +133,7 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     build: |c| Ok(Box::new(IcmpEcho::new(c.get(&IP)?, c.get(&MAC)?))),
     hls_source: Some(HLS_SOURCE),
     registers: |c| Ok(vec![("ip", c.get::<Ipv4Addr>(&IP)?.0 as u64), ("mac", c.get::<Mac>(&MAC)?.to_u64())]),
+    tables: emu::no_tables,
 };
 
 #[cfg(test)]

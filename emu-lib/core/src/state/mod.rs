@@ -69,7 +69,7 @@ pub use hash_table::{crc32, HashTable};
 pub use lru::Lru;
 pub use queue::Queue;
 pub use register::Register;
-pub use tcam::Tcam;
+pub use tcam::{range_prefixes, Tcam};
 
 /// The longest key byte form ([`Bits::BYTES`]) a hashed element accepts.
 pub(crate) const MAX_KEY_BYTES: usize = 256;

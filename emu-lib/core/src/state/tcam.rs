@@ -127,6 +127,41 @@ impl<K: Bits, V: Bits, const N: usize> Tcam<K, V, N> {
     }
 }
 
+/// The fewest (value, mask) prefixes of a `bits`-wide field that together match exactly the
+/// values `lo..=hi`: how a range (of ports, say) becomes [`Tcam`] rules. A range of `bits`-bit
+/// values takes at most `2 × bits − 2` prefixes (1..=65534 of 16 bits takes 30); an aligned
+/// power-of-two block takes one. Empty when `lo > hi`.
+///
+/// ```
+/// use emu_core::state::range_prefixes;
+/// assert_eq!(range_prefixes(80, 80, 16), [(80, 0xffff)]);
+/// assert_eq!(range_prefixes(0, 65535, 16), [(0, 0)]);
+/// assert_eq!(range_prefixes(1024, 2047, 16), [(1024, 0xfc00)]);
+/// assert_eq!(range_prefixes(6, 9, 16), [(6, 0xfffe), (8, 0xfffe)]);
+/// ```
+pub fn range_prefixes(lo: u64, hi: u64, bits: u32) -> Vec<(u64, u64)> {
+    let all = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let (mut lo, hi) = (lo & all, hi & all);
+    let mut out = Vec::new();
+    if lo > hi {
+        return out;
+    }
+    loop {
+        // The largest aligned block that starts at `lo` and stays within `hi`.
+        let span_of = |b: u32| if b >= 64 { u64::MAX } else { (1u64 << b) - 1 };
+        let mut size_bits = if lo == 0 { bits } else { lo.trailing_zeros().min(bits) };
+        while size_bits > 0 && lo.checked_add(span_of(size_bits)).map_or(true, |end| end > hi) {
+            size_bits -= 1;
+        }
+        let span = span_of(size_bits);
+        out.push((lo, all & !span));
+        match (lo + span).checked_add(1) {
+            Some(next) if next <= hi && next <= all => lo = next,
+            _ => return out,
+        }
+    }
+}
+
 impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for Tcam<K, V, N> {
     /// Shows the valid slots as `slot: (value, mask, result)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -253,6 +288,27 @@ mod test {
         wide.set(0, 1 << 127, 1 << 127, 1);
         assert_eq!(wide.lookup(u128::MAX), Some(1));
         assert_eq!(wide.lookup(u128::MAX >> 1), None);
+    }
+
+    #[test]
+    fn range_prefixes_cover_exactly_the_range() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (a, b) = ((x & 0xff) as u16, ((x >> 8) & 0xff) as u16);
+            let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
+            let p = range_prefixes(lo, hi, 8);
+            assert!(p.len() <= 14, "{lo}..={hi}: {p:?}");
+            for v in 0..256u64 {
+                let hits = p.iter().filter(|(val, m)| v & m == val & m).count();
+                assert_eq!(hits, ((lo..=hi).contains(&v)) as usize, "{v} in {lo}..={hi}: {p:?}");
+            }
+        }
+        assert_eq!(range_prefixes(1, 65534, 16).len(), 30);
+        assert_eq!(range_prefixes(5, 4, 16), []);
+        assert_eq!(range_prefixes(0, u64::MAX, 64), [(0, 0)]);
     }
 
     #[test]
