@@ -118,6 +118,9 @@ fn drop_reg(r: DropReason) -> String {
     format!("drop_{}_q", r.name())
 }
 
+/// Nanoseconds per cycle of the SUME data-path clock (200 MHz), for the arrival timestamps.
+pub const NS_PER_CYCLE: u128 = 5;
+
 /// The wrapper module around `design`'s NF module. The NF must be built for the SUME's
 /// 256-bit bus.
 pub fn wrapper(design: &Design) -> Result<Module, String> {
@@ -198,6 +201,31 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
          crossing between the counters and the slave."
     )));
     m.items.push(Item::Blank);
+    // The NF reads `meta.timestamp` from tuser[127:64] of a frame's first beat (bits the
+    // reference pipeline leaves zero): stamp the arrival time there, in ns since reset, from a
+    // counter of the 200 MHz data-path clock, unless the sender set one.
+    m.items.push(Item::comment("Arrival timestamps: ns since reset (200 MHz: 5 ns per cycle) into tuser[127:64]."));
+    m.items.push(Item::reg("now_ns", 64));
+    m.items.push(Item::always_posedge(
+        "axis_aclk",
+        vec![Stmt::if_else(
+            id("axis_resetn").lnot(),
+            vec![Stmt::nb(id("now_ns"), Expr::zero(64))],
+            vec![Stmt::nb(id("now_ns"), id("now_ns").plus(Expr::dec(64, NS_PER_CYCLE)))],
+        )],
+    ));
+    m.items.push(Item::wire("s_axis_tuser_stamped", 128));
+    m.items.push(Item::assign(
+        id("s_axis_tuser_stamped"),
+        Expr::concat(vec![
+            Expr::mux(
+                id("s_axis_tuser").slice(127, 64).equals(Expr::zero(64)),
+                id("now_ns"),
+                id("s_axis_tuser").slice(127, 64),
+            ),
+            id("s_axis_tuser").slice(63, 0),
+        ]),
+    ));
     m.items.push(Item::wire("drop_valid", 1));
     m.items.push(Item::wire("drop_reason", 8));
     let mut connections: Vec<(String, Expr)> =
@@ -205,7 +233,8 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
     for dir in ["s", "m"] {
         for s in stream {
             let name = format!("{dir}_axis_{s}");
-            connections.push((name.clone(), id(&name)));
+            let to = if name == "s_axis_tuser" { id("s_axis_tuser_stamped") } else { id(&name) };
+            connections.push((name.clone(), to));
         }
     }
     connections.push(("stat_drop_valid".into(), id("drop_valid")));
