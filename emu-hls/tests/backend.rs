@@ -321,6 +321,30 @@ fn host_frames(seed: u64, n: usize) -> Vec<(Vec<u8>, u8)> {
         .collect()
 }
 
+/// `Schedule::verdicts` (over the CFG, for NFs with too many paths to list) gives, per verdict,
+/// the count and the extremes of the listed paths.
+#[test]
+fn verdicts_summarize_the_paths() {
+    for source in [COVERAGE_NF, LRU_NF, WINDOW_NF, RULES_NF, FLOWS_NF, AGING_NF] {
+        let d = Design::new(emu_hls::compile(source, 64).unwrap(), HwConfig::new(64)).unwrap();
+        let paths = d.sched.paths(&d.func);
+        let verdicts = d.sched.verdicts(&d.func);
+        assert_eq!(verdicts.iter().map(|v| v.paths).sum::<u128>(), paths.len() as u128, "{}", d.func.name);
+        for v in &verdicts {
+            let mine: Vec<_> = paths.iter().filter(|p| p.verdict == v.verdict).collect();
+            assert_eq!(mine.len() as u128, v.paths, "{}: {}", d.func.name, v.verdict);
+            let n = |f: fn(&[usize]) -> Option<&usize>| {
+                *f(&mine.iter().map(|p| p.states.len()).collect::<Vec<_>>()).unwrap()
+            };
+            assert_eq!((v.min_states, v.max_states), (n(|x| x.iter().min()), n(|x| x.iter().max())), "{}", v.verdict);
+            assert_eq!(v.drops, mine[0].drops);
+        }
+        let (lo, hi) = emu_hls::backend::report::cycles_range(&d, 64).unwrap();
+        let each: Vec<u64> = paths.iter().map(|p| emu_hls::backend::report::path_cycles(&d, p, 64)).collect();
+        assert_eq!((lo, hi), (*each.iter().min().unwrap(), *each.iter().max().unwrap()), "{}", d.func.name);
+    }
+}
+
 /// Arrival times in ns for `n` frames: from a 2026 epoch, 0 to 200 µs apart.
 fn arrival_times(seed: u64, n: usize) -> Vec<u64> {
     let mut rng = Rng(seed | 1);

@@ -56,12 +56,11 @@ pub(crate) fn run(
     write(&symbols_path, &(serde_json::to_string_pretty(&symbol_table).expect("JSON values serialize") + "\n"))?;
     written.push(symbols_path);
 
-    let paths = design.sched.paths(&design.func);
-    let cycles: Vec<u64> = paths.iter().map(|p| report::path_cycles(&design, p, 64)).collect();
-    let cycles = match (cycles.iter().min(), cycles.iter().max()) {
-        (Some(lo), Some(hi)) if lo == hi => format!("{lo}"),
-        (Some(lo), Some(hi)) => format!("{lo}–{hi}"),
-        _ => "none (no path through the NF)".into(),
+    let paths: u128 = design.sched.verdicts(&design.func).iter().map(|v| v.paths).fold(0, u128::saturating_add);
+    let cycles = match report::cycles_range(&design, 64) {
+        Some((lo, hi)) if lo == hi => format!("{lo}"),
+        Some((lo, hi)) => format!("{lo}–{hi}"),
+        None => "none (no path through the NF)".into(),
     };
     println!(
         "{label}: {}-bit bus, {}-byte window, {} ports, frames up to {} bytes",
@@ -69,9 +68,9 @@ pub(crate) fn run(
     );
     println!("  FSM states: {}", design.sched.states.len());
     println!(
-        "  cycles per packet, 64-byte frames: {cycles} ({} path{} through the NF; report.md has each)",
-        paths.len(),
-        if paths.len() == 1 { "" } else { "s" }
+        "  cycles per packet, 64-byte frames: {cycles} ({paths} path{} through the NF; report.md has {})",
+        if paths == 1 { "" } else { "s" },
+        if paths <= report::PATHS_LISTED { "each" } else { "them by verdict" }
     );
     for (i, path) in written.iter().enumerate() {
         println!("  {} {}", if i == 0 { "wrote" } else { "     " }, path.display());

@@ -17,9 +17,31 @@ pub fn beats(len: usize, bus_bytes: usize) -> u64 {
 /// up (it needs one cycle per beat plus one to hand the frame over).
 pub fn path_interval(design: &Design, path: &Path, len: usize) -> u64 {
     let nf: u64 = path.states.iter().map(|s| if design.sched.states[*s].kind == FsmKind::Sum { 2 } else { 1 }).sum();
-    let send = if path.drops { 0 } else { beats(len, design.config.bus_bytes) };
+    interval(design, nf, path.drops, len)
+}
+
+/// [`path_interval`] of a path whose NF states take `nf` cycles.
+fn interval(design: &Design, nf: u64, drops: bool, len: usize) -> u64 {
+    let send = if drops { 0 } else { beats(len, design.config.bus_bytes) };
     1 + nf + send
 }
+
+/// Cycles per packet back to back for a path whose NF states take `nf` cycles.
+fn cycles(design: &Design, nf: u64, drops: bool, len: usize) -> u64 {
+    interval(design, nf, drops, len).max(beats(len, design.config.bus_bytes) + 1)
+}
+
+/// The fewest and the most cycles per packet back to back for frames of `len` bytes, over
+/// every path through the NF (`None` without one).
+pub fn cycles_range(design: &Design, len: usize) -> Option<(u64, u64)> {
+    let v = design.sched.verdicts(&design.func);
+    let lo = v.iter().map(|v| cycles(design, v.min_weight, v.drops, len)).min()?;
+    let hi = v.iter().map(|v| cycles(design, v.max_weight, v.drops, len)).max()?;
+    Some((lo, hi))
+}
+
+/// Paths beyond this many are reported by verdict, not one by one.
+pub const PATHS_LISTED: u128 = 200;
 
 /// Cycles per packet back to back on `path`: the larger of the core's interval and the
 /// ingress's.
@@ -70,29 +92,62 @@ pub fn report(design: &Design) -> String {
          ⌈len/{bus}⌉. A sum state takes 1 + one per {bus}-byte word summed (counted here at one word)."
     );
     let _ = writeln!(r);
-    let _ = writeln!(
-        r,
-        "| path (blocks) | verdict | NF states | cycles per packet, 64 B | latency, 64 B | cycles per packet, 1518 B |"
-    );
-    let _ = writeln!(r, "|---|---|---|---|---|---|");
-    let paths = d.sched.paths(f);
-    let mut worst64 = 0;
-    let mut best64 = u64::MAX;
-    for p in &paths {
-        let blocks: Vec<String> = p.blocks.iter().map(|b| b.to_string()).collect();
-        let c64 = path_cycles(d, p, 64);
-        worst64 = worst64.max(c64);
-        best64 = best64.min(c64);
-        let sum = if p.has_sum { " + sum words" } else { "" };
+    let verdicts = d.sched.verdicts(f);
+    let total: u128 = verdicts.iter().map(|v| v.paths).fold(0, u128::saturating_add);
+    let (best64, worst64) = cycles_range(d, 64).unwrap_or((0, 0));
+    if total <= PATHS_LISTED {
         let _ = writeln!(
             r,
-            "| {} | {} | {}{sum} | {c64} | {} | {} |",
-            blocks.join(" → "),
-            p.verdict,
-            p.states.len(),
-            path_latency(d, p, 64),
-            path_cycles(d, p, 1518)
+            "| path (blocks) | verdict | NF states | cycles per packet, 64 B | latency, 64 B | cycles per packet, 1518 B |"
         );
+        let _ = writeln!(r, "|---|---|---|---|---|---|");
+        for p in &d.sched.paths(f) {
+            let blocks: Vec<String> = p.blocks.iter().map(|b| b.to_string()).collect();
+            let sum = if p.has_sum { " + sum words" } else { "" };
+            let _ = writeln!(
+                r,
+                "| {} | {} | {}{sum} | {} | {} | {} |",
+                blocks.join(" → "),
+                p.verdict,
+                p.states.len(),
+                path_cycles(d, p, 64),
+                path_latency(d, p, 64),
+                path_cycles(d, p, 1518)
+            );
+        }
+    } else {
+        let _ = writeln!(r, "{total} paths through the NF: by verdict, the fewest and the most cycles on them.");
+        let _ = writeln!(r);
+        let _ = writeln!(
+            r,
+            "| verdict | paths | NF states | cycles per packet, 64 B | latency, 64 B | cycles per packet, 1518 B |"
+        );
+        let _ = writeln!(r, "|---|---|---|---|---|---|");
+        for v in &verdicts {
+            let span = |f: &dyn Fn(u64) -> u64| {
+                let (lo, hi) = (f(v.min_weight), f(v.max_weight));
+                if lo == hi {
+                    format!("{lo}")
+                } else {
+                    format!("{lo}–{hi}")
+                }
+            };
+            let sum = if v.has_sum { " + sum words" } else { "" };
+            let _ = writeln!(
+                r,
+                "| {} | {} | {}{sum} | {} | {} | {} |",
+                v.verdict,
+                v.paths,
+                if v.min_states == v.max_states {
+                    format!("{}", v.min_states)
+                } else {
+                    format!("{}–{}", v.min_states, v.max_states)
+                },
+                span(&|w| cycles(d, w, v.drops, 64)),
+                span(&|w| beats(64, bus) + interval(d, w, v.drops, 64)),
+                span(&|w| cycles(d, w, v.drops, 1518))
+            );
+        }
     }
     let refused = beats(64, bus) + 1;
     let _ = writeln!(r, "| (ingress check fails) | drop | 0 | {refused} | {} | — |", refused);
@@ -121,7 +176,12 @@ pub fn report(design: &Design) -> String {
     let mut ff = 8 * (ingress + core) as usize + 16 * 3 + 8 + 32 + 8 * bus + 64;
     for (_, s) in f.states.iter() {
         let (kind, shape, bits) = element_bits(&s.kind);
-        ff += if matches!(s.kind, StateKind::Array { .. }) { 0 } else { bits };
+        ff += match s.kind {
+            StateKind::Array { .. } | StateKind::Queue { .. } => 0,
+            // The words are block RAM; the valid bits are registers (a reset clears them at once).
+            StateKind::HashTable { size, .. } => size as usize,
+            _ => bits,
+        };
         let _ = writeln!(r, "| {} | {kind} | {shape} | {bits} |", s.name);
     }
     let _ = writeln!(r);
@@ -130,7 +190,9 @@ pub fn report(design: &Design) -> String {
     let bram_bits = 8 * bus * words
         + f.states
             .iter()
-            .filter(|(_, s)| matches!(s.kind, StateKind::Array { .. }))
+            .filter(|(_, s)| {
+                matches!(s.kind, StateKind::Array { .. } | StateKind::HashTable { .. } | StateKind::Queue { .. })
+            })
             .map(|(_, s)| element_bits(&s.kind).2)
             .sum::<usize>();
     let _ = writeln!(

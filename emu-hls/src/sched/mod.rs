@@ -77,6 +77,39 @@ pub struct Schedule {
     pub inlined: HashSet<Block>,
 }
 
+/// The paths through the FSM that end in one verdict ([`Schedule::verdicts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictPaths {
+    /// The `return`'s action, printed.
+    pub verdict: String,
+    /// True when the verdict drops the frame (nothing is sent).
+    pub drops: bool,
+    /// How many paths end in it (saturating).
+    pub paths: u128,
+    /// The fewest and the most states on them.
+    pub min_states: usize,
+    /// See `min_states`.
+    pub max_states: usize,
+    /// The fewest and the most cycles in those states, a sum state counted at its shortest
+    /// (two cycles: start and one word).
+    pub min_weight: u64,
+    /// See `min_weight`.
+    pub max_weight: u64,
+    /// True when a sum state is on some of them.
+    pub has_sum: bool,
+}
+
+impl VerdictPaths {
+    fn merge(&mut self, o: &VerdictPaths) {
+        self.paths = self.paths.saturating_add(o.paths);
+        self.min_states = self.min_states.min(o.min_states);
+        self.max_states = self.max_states.max(o.max_states);
+        self.min_weight = self.min_weight.min(o.min_weight);
+        self.max_weight = self.max_weight.max(o.max_weight);
+        self.has_sum |= o.has_sum;
+    }
+}
+
 /// A path through the FSM from the entry to a `return`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Path {
@@ -363,6 +396,55 @@ impl Schedule {
             }
         }
         out
+    }
+
+    /// The paths from the entry to a `return`, grouped by verdict, counted and measured over
+    /// the CFG without listing them (a NAT's chains of checks make hundreds of thousands of
+    /// paths). In verdict order of first appearance in depth-first order.
+    pub fn verdicts(&self, func: &Function) -> Vec<VerdictPaths> {
+        let Some(entry) = func.entry() else { return vec![] };
+        let cfg = Cfg::new(func);
+        let mut memo: HashMap<Block, Vec<VerdictPaths>> = HashMap::new();
+        // Successors before predecessors: the CFG is acyclic.
+        for &b in cfg.rpo().iter().rev() {
+            let states = self.block_states(b);
+            let n = states.len();
+            let w: u64 = states.clone().map(|s| if self.states[s].kind == StateKind::Sum { 2 } else { 1 }).sum();
+            let sum = states.clone().any(|s| self.states[s].kind == StateKind::Sum);
+            let mut here: Vec<VerdictPaths> = match func.terminator(b) {
+                Terminator::Return(a) => vec![VerdictPaths {
+                    verdict: crate::ir::print::action_to_string(a),
+                    drops: matches!(a, ActionExpr::Drop(_)),
+                    paths: 1,
+                    min_states: 0,
+                    max_states: 0,
+                    min_weight: 0,
+                    max_weight: 0,
+                    has_sum: false,
+                }],
+                t => {
+                    let mut acc: Vec<VerdictPaths> = vec![];
+                    for succ in t.successors() {
+                        for v in memo.get(&succ).into_iter().flatten() {
+                            match acc.iter_mut().find(|x| x.verdict == v.verdict) {
+                                Some(x) => x.merge(v),
+                                None => acc.push(v.clone()),
+                            }
+                        }
+                    }
+                    acc
+                }
+            };
+            for v in &mut here {
+                v.min_states += n;
+                v.max_states += n;
+                v.min_weight += w;
+                v.max_weight += w;
+                v.has_sum |= sum;
+            }
+            memo.insert(b, here);
+        }
+        memo.remove(&entry).unwrap_or_default()
     }
 
     /// The states of `block`, in order.
