@@ -1543,7 +1543,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     Self::bad(span)
                 }
             },
-            ["PortMask"] | ["PortMask", _] | ["Ipv4Addr", _] => {
+            ["PortMask"] | ["PortMask", _] | ["Ipv4Addr"] | ["Ipv4Addr", _] | ["Mac"] => {
                 let (ty, name) = (strs[0], strs.get(1).copied().unwrap_or(""));
                 match lib.assoc.iter().find(|(t, n, _)| *t == ty && *n == name) {
                     Some((t, n, sig)) => {

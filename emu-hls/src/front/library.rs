@@ -562,6 +562,8 @@ fn assoc() -> Vec<(&'static str, &'static str, Sig)> {
         ("PortMask", "single", sig1(PortMask::single)),
         ("PortMask", "all", sig1(PortMask::all)),
         ("PortMask", "", sig1(PortMask)),
+        ("Ipv4Addr", "", sig1(Ipv4Addr)),
+        ("Mac", "", sig1(Mac)),
     ];
     macro_rules! arbitrary_new {
         ($($t:ident),*) => {$(

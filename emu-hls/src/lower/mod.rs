@@ -1638,7 +1638,8 @@ impl<'a> Lower<'a> {
                     let one = self.iconst(32, 1);
                     Val::Scalar(self.b.sub(sh, one))
                 }
-                ("PortMask", "") => Val::Scalar(sc(0)?),
+                // Tuple constructors: the value is the field's.
+                ("PortMask" | "Ipv4Addr" | "Mac", "") => Val::Scalar(sc(0)?),
                 (_, "new") | (_, "masked_new") => {
                     let w = self.width(&e.ty, span)?;
                     Val::Scalar(self.b.resize(sc(0)?, w))

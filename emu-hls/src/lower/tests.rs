@@ -398,6 +398,10 @@ fn integer_methods_match_rust() {
                     pkt.set_byte(9, q as u8);
                     let m = PortMask(x as u32);
                     pkt.set_byte(10, m.count() as u8);
+                    let ip = Ipv4Addr((x as u32) << 16 | n as u32);
+                    let mac = Mac(u48::masked_new((x as u64) << 8 | n as u64));
+                    pkt.ipv4_mut().set_dst(ip);
+                    pkt.ethernet_at_mut(40).set_src(mac);
                     pkt.set_byte(11, m.contains(n) as u8);
                     let s = x << n;
                     pkt.set_byte(12, (s >> 8) as u8);
@@ -452,6 +456,9 @@ fn integer_methods_match_rust() {
             let (a, out) = run(g, &input, 0);
             assert_eq!(a, want, "x {x:#x}, n {n}");
             assert_eq!(out[3..16], want_bytes, "x {x:#x}, n {n}");
+            // Ipv4Addr(..) and Mac(..) built from values.
+            assert_eq!(out[30..34], [(x >> 8) as u8, x as u8, 0, n], "x {x:#x}, n {n}");
+            assert_eq!(out[46..52], [0, 0, 0, (x >> 8) as u8, x as u8, n], "x {x:#x}, n {n}");
         }
     }
 }
