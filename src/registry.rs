@@ -4,7 +4,7 @@ use emu::NfDescriptor;
 
 /// The NFs shipped in `netfuncs/`.
 pub const BUILT_IN: &[NfDescriptor] =
-    &[learning_switch::DESCRIPTOR, icmp_echo::DESCRIPTOR, tcp_ping::DESCRIPTOR, firewall::DESCRIPTOR];
+    &[learning_switch::DESCRIPTOR, icmp_echo::DESCRIPTOR, tcp_ping::DESCRIPTOR, firewall::DESCRIPTOR, nat::DESCRIPTOR];
 
 /// Built-in NFs plus those a scaffolded crate adds.
 pub struct Registry {
@@ -64,8 +64,8 @@ mod test {
         let r = Registry::new(&[]);
         let e = r.find("learning-swich").unwrap_err();
         assert!(e.contains("did you mean `learning-switch`?"), "{e}");
-        assert!(!r.find("nat").unwrap_err().contains("did you mean"));
-        assert!(r.find("tcp-ping").is_ok() && r.find("firewall").is_ok());
+        assert!(!r.find("dns").unwrap_err().contains("did you mean"));
+        assert!(r.find("tcp-ping").is_ok() && r.find("firewall").is_ok() && r.find("nat").is_ok());
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

@@ -41,12 +41,12 @@ impl Rng {
 
 /// The CPU target's handling of a frame (ingress checks, then the NF, then the verdict), as the
 /// hardware reports it.
-fn run_nf(nf: &mut dyn NetworkFunction, desc: &NfDescriptor, frame: &[u8], in_port: u8) -> Outcome {
+fn run_nf(nf: &mut dyn NetworkFunction, desc: &NfDescriptor, frame: &[u8], in_port: u8, timestamp: u64) -> Outcome {
     if let Err(r) = check_frame(frame, 1518) {
         return Outcome::Dropped(r);
     }
     let mut f = frame.to_vec();
-    let meta = Meta { in_port, len: f.len() as u16, timestamp: 0 };
+    let meta = Meta { in_port, len: f.len() as u16, timestamp };
     let action = nf.process_frame(&mut f, desc.window, &meta);
     match action.resolve(in_port, desc.ports) {
         Verdict::Drop(r) => Outcome::Dropped(r),
@@ -55,30 +55,46 @@ fn run_nf(nf: &mut dyn NetworkFunction, desc: &NfDescriptor, frame: &[u8], in_po
 }
 
 /// Each tier's outcomes on `frames`, by tier name, the CPU first. `tiers` names the others:
-/// "ir", "cycle", "verilator".
+/// "ir", "cycle", "verilator". Every frame arrives at time 0.
 pub fn outcomes(
     desc: &NfDescriptor,
     config: &Config,
     tiers: &[&str],
     frames: &[(Vec<u8>, u8)],
 ) -> Vec<(String, Vec<Outcome>)> {
+    let timed: Vec<(Vec<u8>, u8, u64)> = frames.iter().map(|(f, p)| (f.clone(), *p, 0)).collect();
+    outcomes_timed(desc, config, tiers, &timed)
+}
+
+/// [`outcomes`] of frames that arrive at the given times (ns, `meta.timestamp`; in hardware
+/// `tuser[127:64]`), for NFs whose state ages.
+pub fn outcomes_timed(
+    desc: &NfDescriptor,
+    config: &Config,
+    tiers: &[&str],
+    frames: &[(Vec<u8>, u8, u64)],
+) -> Vec<(String, Vec<Outcome>)> {
     let mut cpu = (desc.build)(config).unwrap_or_else(|e| panic!("{e}"));
-    let mut out = vec![("cpu".to_string(), frames.iter().map(|(f, p)| run_nf(cpu.as_mut(), desc, f, *p)).collect())];
+    let mut out =
+        vec![("cpu".to_string(), frames.iter().map(|(f, p, t)| run_nf(cpu.as_mut(), desc, f, *p, *t)).collect())];
     for &tier in tiers {
         let got = match tier {
             "ir" => {
                 let mut ir = IrNf::build(desc, config).unwrap_or_else(|e| panic!("{e}"));
-                let got: Vec<Outcome> = frames.iter().map(|(f, p)| run_nf(&mut ir, desc, f, *p)).collect();
+                let got: Vec<Outcome> = frames.iter().map(|(f, p, t)| run_nf(&mut ir, desc, f, *p, *t)).collect();
                 assert_eq!(ir.errors, 0, "the interpreter failed: {:?}", ir.first_error);
                 got
             }
             "cycle" | "verilator" => {
                 let design = Design::from_descriptor(desc, config, 64, 1518).unwrap_or_else(|e| panic!("{e}"));
+                let input = || frames.iter().map(|(f, p, t)| (f.as_slice(), *p, *t));
                 if tier == "cycle" {
-                    Driver::new(CycleModel::new(&design), 8, Pacing::FULL).run(frames).expect("the cycle model hung")
+                    Driver::new(CycleModel::new(&design), 8, Pacing::FULL)
+                        .run_timed(input())
+                        .expect("the cycle model hung")
                 } else {
                     let (vl, _) = VerilatorModel::build(&design, None).unwrap_or_else(|e| panic!("{e}"));
-                    Driver::new(vl, 8, Pacing::FULL).run(frames).expect("the Verilator model hung")
+                    Driver::new(vl, 8, Pacing::FULL).run_timed(input()).expect("the Verilator model hung")
                 }
             }
             t => panic!("unknown tier {t}"),
