@@ -224,8 +224,8 @@ fn schedules_are_as_golden() {
     }
 }
 
-/// The whole design, both NFs, both widths: Verilator's lint (the WIDTH class silenced) and
-/// yosys synthesis for the SUME part.
+/// The whole design, both NFs, both widths: Verilator's lint (the WIDTH class silenced); yosys
+/// synthesis for the SUME part of each NF at one width.
 #[test]
 fn generated_verilog_lints_and_synthesizes() {
     use emu_hls::hw::tools;
@@ -245,6 +245,11 @@ fn generated_verilog_lints_and_synthesizes() {
                     let top = d.top_name();
                     tools::verilator_lint_design(&v, &top, true)
                         .unwrap_or_else(|e| panic!("{} at {width}: {e}", desc.name));
+                    // yosys once per NF and once per width (tests/synth.rs runs the switch at
+                    // 64 bits through `emu synth`): each run is most of a minute in CI.
+                    if (desc.name == "learning-switch") != (*width == 256) {
+                        return format!("{} {width}: lints", desc.name);
+                    }
                     let stats =
                         tools::yosys_synth_xilinx(&v, &top).unwrap_or_else(|e| panic!("{} at {width}: {e}", desc.name));
                     format!(

@@ -528,7 +528,10 @@ fn the_coverage_nfs_agree_with_the_cycle_model() {
         include_str!("../../emu-hls/tests/nf/flow_table.rs"),
         include_str!("../../emu-hls/tests/nf/aging.rs"),
     ];
-    for (source, width) in sources.iter().flat_map(|s| [(s, 64), (s, 256)]) {
+    // Each NF at one width, alternating (a Verilator build is several seconds; the cycle model
+    // is checked at both widths against the interpreter in emu-hls/tests/backend.rs).
+    for (i, source) in sources.iter().enumerate() {
+        let width = if i % 2 == 0 { 64 } else { 256 };
         let func = emu_hls::compile(source, 64).unwrap_or_else(|e| panic!("{e}"));
         let d = Design::new(func, HwConfig::new(width)).unwrap();
         let (vl, _) = VerilatorModel::build(&d, None).unwrap_or_else(|e| panic!("{e}"));
