@@ -1,4 +1,4 @@
-//! The HLS-generated learning switch against the hand-written reference
+//! The HLS-generated learning switch and ICMP echo responder against the hand-written references
 //! (`emu_fpga::reference`): yosys `synth_xilinx` resources (LUT, FF, BRAM) and cycles per
 //! packet, at 64 and 256 bits, with the ratio HLS / hand-written.
 //!
@@ -10,10 +10,11 @@
 //! Cycles are measured the same way for both: 200 and 100 back-to-back 60-byte broadcast frames
 //! from one host (learn, then flood) through the design stepped by `emu_hls`'s `Driver`, the
 //! interval the difference over 100, the latency the first frame's (its first beat taken to its
-//! last beat sent).
+//! last beat sent). For the responder: 98-byte echo requests (`ping`'s default, 56 bytes of
+//! data) to its address, each answered, the same way.
 
-use emu_core::Config;
-use emu_fpga::reference::{LearningSwitch256, LearningSwitch64, Stepped};
+use emu_core::{craft, Config, Ipv4Addr, Mac};
+use emu_fpga::reference::{IcmpEcho256, IcmpEcho64, LearningSwitch256, LearningSwitch64, Stepped};
 use emu_hls::backend::model::{Driver, Pacing};
 use emu_hls::backend::top::Clocked;
 use emu_hls::backend::{rtl, Design};
@@ -29,12 +30,20 @@ fn floods(n: usize) -> Vec<(Vec<u8>, u8)> {
     vec![(f, 1u8); n]
 }
 
-/// (cycles per packet, latency) of hardware built by `make`, back to back.
-fn cycles(make: &dyn Fn() -> (Box<dyn Clocked>, usize)) -> (u64, u64) {
+/// 98-byte echo requests to the responder's default address, `n` of them.
+fn pings(n: usize) -> Vec<(Vec<u8>, u8)> {
+    let (me, peer) = (Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2));
+    let ip = craft::icmp_echo(peer, me, true, 0x1234, 1, &[0x5a; 56]);
+    let f = craft::ethernet(Mac::from_bytes([2, 0, 0, 0, 0, 1]), Mac::from_bytes([2, 0, 0, 0, 0, 2]), 0x0800, &ip);
+    vec![(f, 1u8); n]
+}
+
+/// (cycles per packet, latency) of hardware built by `make` on `traffic`, back to back.
+fn cycles(make: &dyn Fn() -> (Box<dyn Clocked>, usize), traffic: fn(usize) -> Vec<(Vec<u8>, u8)>) -> (u64, u64) {
     let run = |n: usize| {
         let (hw, bus) = make();
         let mut d = Driver::new(hw, bus, Pacing::FULL);
-        d.run(&floods(n)).expect("the design runs");
+        d.run(&traffic(n)).expect("the design runs");
         (d.cycles, d.latencies[0])
     };
     let (c200, latency) = run(200);
@@ -133,57 +142,88 @@ fn brams(s: &SynthStats) -> f64 {
 
 fn main() {
     let modules = std::env::args().any(|a| a == "--modules");
-    let desc = &learning_switch::DESCRIPTOR;
-    let mut rows = vec![];
-    for width in [64usize, 256] {
-        let design = Design::from_descriptor(desc, &Config::new(), width, 1518).expect("the switch compiles");
-        let verilog = rtl::verilog(&design).expect("Verilog");
-        let top = design.top_name();
-        let hls = yosys_synth_xilinx(&verilog, &top).expect("yosys");
-        let hls_flat = totals(&yosys(&verilog, &top, "-flatten"));
-        let (hls_ii, hls_lat) = cycles(&|| {
-            let hw: Box<dyn Clocked> = if width == 64 {
-                Box::new(emu_hls::backend::top::Sume64::new(&design).unwrap())
-            } else {
-                Box::new(emu_hls::backend::top::Sume256::new(&design).unwrap())
+    for nf in ["learning-switch", "icmp-echo"] {
+        let switch = nf == "learning-switch";
+        let desc = if switch { &learning_switch::DESCRIPTOR } else { &icmp_echo::DESCRIPTOR };
+        let traffic: fn(usize) -> Vec<(Vec<u8>, u8)> = if switch { floods } else { pings };
+        let mut rows = vec![];
+        for width in [64usize, 256] {
+            let design = Design::from_descriptor(desc, &Config::new(), width, 1518).expect("the NF compiles");
+            let verilog = rtl::verilog(&design).expect("Verilog");
+            let top = design.top_name();
+            let hls = yosys_synth_xilinx(&verilog, &top).expect("yosys");
+            let hls_flat = totals(&yosys(&verilog, &top, "-flatten"));
+            let (hls_ii, hls_lat) = cycles(
+                &|| {
+                    let hw: Box<dyn Clocked> = if width == 64 {
+                        Box::new(emu_hls::backend::top::Sume64::new(&design).unwrap())
+                    } else {
+                        Box::new(emu_hls::backend::top::Sume256::new(&design).unwrap())
+                    };
+                    (hw, width / 8)
+                },
+                traffic,
+            );
+            let reference = match (switch, width) {
+                (true, 64) => reference_verilog(LearningSwitch64::default()),
+                (true, _) => reference_verilog(LearningSwitch256::default()),
+                (false, 64) => reference_verilog(IcmpEcho64::default()),
+                (false, _) => reference_verilog(IcmpEcho256::default()),
             };
-            (hw, width / 8)
-        });
-        let reference = if width == 64 {
-            let mut sw = LearningSwitch64::default();
-            sw.connect_all();
-            generate_verilog(&sw)
-        } else {
-            let mut sw = LearningSwitch256::default();
-            sw.connect_all();
-            generate_verilog(&sw)
-        };
-        let hand = yosys_synth_xilinx(&reference, "top").expect("yosys");
-        let hand_flat = totals(&yosys(&reference, "top", "-flatten"));
-        let (hand_ii, hand_lat) = cycles(&|| {
-            let hw: Box<dyn Clocked> = if width == 64 {
-                Box::new(Stepped::<64, 8, _>(LearningSwitch64::default()))
-            } else {
-                Box::new(Stepped::<256, 32, _>(LearningSwitch256::default()))
-            };
-            (hw, width / 8)
-        });
-        if modules {
-            println!("## {width} bits, HLS, per module (hierarchy kept)\n{}\n", per_module(&yosys(&verilog, &top, "")));
+            let hand = yosys_synth_xilinx(&reference, "top").expect("yosys");
+            let hand_flat = totals(&yosys(&reference, "top", "-flatten"));
+            let (hand_ii, hand_lat) = cycles(
+                &|| {
+                    let hw: Box<dyn Clocked> = match (switch, width) {
+                        (true, 64) => Box::new(Stepped::<64, 8, _>(LearningSwitch64::default())),
+                        (true, _) => Box::new(Stepped::<256, 32, _>(LearningSwitch256::default())),
+                        (false, 64) => Box::new(Stepped::<64, 8, _>(IcmpEcho64::default())),
+                        (false, _) => Box::new(Stepped::<256, 32, _>(IcmpEcho256::default())),
+                    };
+                    (hw, width / 8)
+                },
+                traffic,
+            );
+            if modules {
+                println!(
+                    "## {nf}, {width} bits, HLS, per module (hierarchy kept)\n{}\n",
+                    per_module(&yosys(&verilog, &top, ""))
+                );
+            }
+            rows.push((
+                width,
+                Row { what: "HLS".into(), flat: hls_flat, hier: hls, per_packet: hls_ii, latency: hls_lat },
+                Row {
+                    what: "hand-written".into(),
+                    flat: hand_flat,
+                    hier: hand,
+                    per_packet: hand_ii,
+                    latency: hand_lat,
+                },
+            ));
         }
-        rows.push((
-            width,
-            Row { what: "HLS".into(), flat: hls_flat, hier: hls, per_packet: hls_ii, latency: hls_lat },
-            Row { what: "hand-written".into(), flat: hand_flat, hier: hand, per_packet: hand_ii, latency: hand_lat },
-        ));
+        if switch {
+            println!("Learning switch, yosys synth_xilinx -family xc7 -flatten; 60-byte frames back to back\n");
+        } else {
+            println!("\nICMP echo, yosys synth_xilinx -family xc7 -flatten; 98-byte echo requests back to back\n");
+        }
+        print_table(&rows);
     }
-    println!("Learning switch, yosys synth_xilinx -family xc7 -flatten; 60-byte frames back to back\n");
+}
+
+/// rust-hdl's Verilog of a reference.
+fn reference_verilog<B: Block>(mut block: B) -> String {
+    block.connect_all();
+    generate_verilog(&block)
+}
+
+fn print_table(rows: &[(usize, Row, Row)]) {
     println!(
         "| bus | design | LUT | FF | BRAM (RAMB36) | cycles per packet | latency | LUT, FF with the hierarchy kept |"
     );
     println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let ratio = |a: f64, b: f64| if b == 0.0 { "—".to_string() } else { format!("{:.2}", a / b) };
-    for (width, hls, hand) in &rows {
+    for (width, hls, hand) in rows {
         for r in [hls, hand] {
             println!(
                 "| {width} | {} | {} | {} | {} | {} | {} | {}, {} |",

@@ -1,5 +1,5 @@
-//! Hand-written references: the learning switch written directly as rust-hdl blocks (the ICMP
-//! echo responder is not written yet), with the top-level interface of the HLS-generated designs
+//! Hand-written references: the learning switch and the ICMP echo responder written directly as
+//! rust-hdl blocks, with the top-level interface of the HLS-generated designs
 //! (`emu_hls::backend::top::SumeTop`), so both run through the same tests and flows and the
 //! compiler's output can be judged against what an engineer would write by hand.
 //!
@@ -33,8 +33,10 @@
 //!
 //! The buffer holds two largest frames, so a frame is received while the one before is sent.
 
+pub mod icmp_echo;
 pub mod learning_switch;
 
+pub use icmp_echo::{IcmpEcho, IcmpEcho256, IcmpEcho64};
 pub use learning_switch::{LearningSwitch, LearningSwitch256, LearningSwitch64};
 
 use emu_core::DropReason;
