@@ -65,21 +65,7 @@ fn yosys(verilog: &str, top: &str, extra: &str) -> String {
 
 /// The cell counts of the last `stat` block in a yosys log (the whole design).
 fn totals(log: &str) -> SynthStats {
-    let mut stats = SynthStats::default();
-    let last = log.rfind("Number of cells").map_or("", |i| &log[i..]);
-    for line in last.lines().skip(1) {
-        let mut words = line.split_whitespace();
-        match (words.next(), words.next(), words.next()) {
-            (Some(cell), Some(n), None) => {
-                if let Ok(n) = n.parse() {
-                    stats.cells.insert(cell.to_string(), n);
-                }
-            }
-            (None, ..) => {}
-            _ => break,
-        }
-    }
-    stats
+    SynthStats { cells: emu_hls::hw::tools::stat_cells(log), warnings: vec![] }
 }
 
 /// yosys's per-module `stat` of a hierarchical synthesis: LUTs, FFs and wide muxes per module.

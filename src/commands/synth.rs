@@ -546,29 +546,6 @@ fn pcf(board: &Board) -> String {
     p
 }
 
-/// The cell counts of the last `stat` in a yosys log.
-fn stat_cells(log: &str) -> BTreeMap<String, u64> {
-    let mut cells = BTreeMap::new();
-    let last = log.rfind("Number of cells").map_or("", |i| &log[i..]);
-    for line in last.lines().skip(1) {
-        let mut words = line.split_whitespace();
-        match (words.next(), words.next(), words.next()) {
-            (Some(cell), Some(n), None) => {
-                if let Ok(n) = n.parse() {
-                    cells.insert(cell.to_string(), n);
-                }
-            }
-            (None, ..) => {}
-            _ => {
-                if !cells.is_empty() {
-                    break;
-                }
-            }
-        }
-    }
-    cells
-}
-
 /// nextpnr's "Device utilisation" lines: bel type → (used, available).
 fn utilisation(log: &str) -> BTreeMap<String, (u64, u64)> {
     let mut used = BTreeMap::new();
@@ -630,7 +607,7 @@ fn ice40(
         run_logged("yosys", &["-p", &script], dir, &out.join("yosys.log"))
     })?;
     let t_yosys = t0.elapsed();
-    let cells = stat_cells(&ylog);
+    let cells = emu_hls::hw::tools::stat_cells(&ylog);
     let warnings: Vec<String> = ylog.lines().filter(|l| l.starts_with("Warning:")).map(str::to_string).collect();
 
     let freq_text = format!("{freq}");
@@ -820,7 +797,7 @@ mod test {
         let log = "   Number of cells:  3\n     SB_LUT4  1\n\n=== design hierarchy ===\n   Number of cells:   7\n\
                    \x20    SB_CARRY                      2\n     SB_DFFE                       3\n     SB_LUT4   2\n\n\
                    End of script.\n";
-        let cells = stat_cells(log);
+        let cells = emu_hls::hw::tools::stat_cells(log);
         assert_eq!(cells.len(), 3);
         assert_eq!(cells["SB_DFFE"], 3);
     }

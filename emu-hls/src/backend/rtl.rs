@@ -1393,16 +1393,7 @@ impl<'a> Gen<'a> {
                     }
                     let o = |v: Value| self.opnd(v, n);
                     let set = |name: &str, e: Expr| Stmt::blocking(id(p(name)), e);
-                    let fit = |v: Value, w: u32| -> Expr {
-                        let vw = self.width(v);
-                        if vw == w {
-                            o(v)
-                        } else if vw > w {
-                            o(v).slice(w - 1, 0)
-                        } else {
-                            Expr::concat(vec![Expr::zero(w - vw), o(v)])
-                        }
-                    };
+                    let fit = |v: Value, w: u32| Self::fit_expr(o(v), self.width(v), w);
                     let body = match (&decl.kind, sop) {
                         (StateKind::Counter { bits }, StateOp::CounterInc) => {
                             vec![set("req_valid", Expr::bit(true)), set("req_data", dec(*bits as u32, 1))]

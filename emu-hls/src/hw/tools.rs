@@ -170,27 +170,32 @@ pub fn yosys_synth_xilinx(source: &str, top: &str) -> Result<SynthStats, ToolErr
     let dir = scratch(source, top)?;
     let script = format!("read_verilog -sv {top}.v; synth_xilinx -family xc7 -top {top}; stat");
     let out = run("yosys", &["-p", &script], dir.path())?;
-    let mut stats = SynthStats::default();
-    // The last "Number of cells" block is the final `stat`.
-    let last = out.rfind("Number of cells").map_or("", |i| &out[i..]);
+    let warnings = out.lines().filter(|l| l.starts_with("Warning:")).map(str::to_string).collect();
+    Ok(SynthStats { cells: stat_cells(&out), warnings })
+}
+
+/// The cell counts of the last `stat` in a yosys log (the final one, of the whole design), by
+/// cell type.
+pub fn stat_cells(log: &str) -> BTreeMap<String, u64> {
+    let mut cells = BTreeMap::new();
+    let last = log.rfind("Number of cells").map_or("", |i| &log[i..]);
     for line in last.lines().skip(1) {
         let mut words = line.split_whitespace();
         match (words.next(), words.next(), words.next()) {
             (Some(cell), Some(n), None) => {
                 if let Ok(n) = n.parse() {
-                    stats.cells.insert(cell.to_string(), n);
+                    cells.insert(cell.to_string(), n);
                 }
             }
             (None, ..) => {}
             _ => {
-                if !stats.cells.is_empty() {
+                if !cells.is_empty() {
                     break;
                 }
             }
         }
     }
-    stats.warnings = out.lines().filter(|l| l.starts_with("Warning:")).map(str::to_string).collect();
-    Ok(stats)
+    cells
 }
 
 /// Runs `source` (top module `top`, clocked by an input called `clock`) under Verilator, cycle
