@@ -16,7 +16,8 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i
             desc.name
         )),
         (false, true) => {
-            let out = a.pcap.out.as_deref().ok_or("--out DIR is required with --in: it is where the output pcaps go")?;
+            let out =
+                a.pcap.out.as_deref().ok_or("--out DIR is required with --in: it is where the output pcaps go")?;
             run_pcaps(desc, config, &a.pcap, out)
         }
         (true, false) => run_live(desc, config, a),
@@ -65,6 +66,7 @@ pub(crate) fn run_pcaps_with(
         "complete": result.is_ok(),
         "error": result.as_ref().err().map(|e| e.to_string()),
         "stats": runner.stats(),
+        "nf_summary": runner.nf().summary(),
         "outputs": outputs,
         "drops": drops_path,
     });
@@ -74,14 +76,14 @@ pub(crate) fn run_pcaps_with(
     if p.json {
         println!("{}", serde_json::to_string_pretty(&summary).unwrap());
     } else {
-        print_summary(desc, runner.stats());
+        print_summary(desc, runner.stats(), &runner.nf().summary());
         println!("wrote {} port pcaps, drops.jsonl and summary.json to {}", ports, out.display());
     }
     result.map_err(|e| e.to_string())?;
     Ok(0)
 }
 
-fn print_summary(desc: &NfDescriptor, stats: &Stats) {
+fn print_summary(desc: &NfDescriptor, stats: &Stats, nf_summary: &str) {
     let tx: u64 = stats.ports().iter().map(|p| p.tx_packets).sum();
     println!(
         "{}: {} frames in, {} frames out, {} dropped, {} ports",
@@ -92,6 +94,9 @@ fn print_summary(desc: &NfDescriptor, stats: &Stats) {
         stats.ports().len()
     );
     print!("{stats}");
+    if !nf_summary.is_empty() {
+        println!("{}", nf_summary.trim_end());
+    }
 }
 
 fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, String> {
@@ -125,7 +130,9 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
         None => runner.run(&mut device, &mut NoDropLog),
     };
     match device.end_reason() {
-        Some(emu_cpu::EndReason::InterfaceGone(name)) => eprintln!("{}: interface `{name}` went away; stopped", desc.name),
+        Some(emu_cpu::EndReason::InterfaceGone(name)) => {
+            eprintln!("{}: interface `{name}` went away; stopped", desc.name)
+        }
         Some(emu_cpu::EndReason::Signal) => eprintln!("{}: stopped by signal", desc.name),
         None => {}
     }
@@ -141,9 +148,11 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
         eprintln!("{}: {} frames could not be sent (too big for the MTU, or queue full)", desc.name, device.tx_errors);
     }
     if a.pcap.json {
-        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"nf": desc.name, "stats": runner.stats()})).unwrap());
+        let summary =
+            serde_json::json!({"nf": desc.name, "stats": runner.stats(), "nf_summary": runner.nf().summary()});
+        println!("{}", serde_json::to_string_pretty(&summary).unwrap());
     } else {
-        print_summary(desc, runner.stats());
+        print_summary(desc, runner.stats(), &runner.nf().summary());
     }
     result.map_err(|e| e.to_string())?;
     Ok(0)

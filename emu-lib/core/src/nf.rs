@@ -24,6 +24,13 @@ pub trait NetworkFunction {
     fn process_frame(&mut self, frame: &mut Vec<u8>, window: usize, meta: &Meta) -> Action {
         self.process(&mut Packet::new(frame, window), meta)
     }
+
+    /// The NF's own account of a run, printed by `emu run` when the run ends (after the
+    /// runner's per-port totals) and kept in `summary.json` as `"nf_summary"`: counters,
+    /// table contents, histograms, one item per line. Empty (the default) prints nothing.
+    fn summary(&self) -> String {
+        String::new()
+    }
 }
 
 /// A run-time option of an NF, given on the command line as `--NAME VALUE`.
