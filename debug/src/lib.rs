@@ -1,0 +1,6 @@
+//! The debugger shared by every target. `protocol` is the wire format of docs/debug-protocol.md:
+//! the client (`emu dbg`) and each target's debug unit encode and decode messages with it, so
+//! they cannot disagree about a byte.
+#![deny(missing_docs)]
+
+pub mod protocol;
