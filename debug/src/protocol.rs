@@ -130,6 +130,48 @@ codes! {
 }
 
 codes! {
+    /// What a symbol is (docs/debug-protocol.md, "Symbols").
+    SymbolKind {
+        /// A `Register` or a plain value field.
+        Register = 0, "register";
+        /// A `Counter`.
+        Counter = 1, "counter";
+        /// An `Array`.
+        Array = 2, "array";
+        /// A `Cam`.
+        Cam = 3, "cam";
+        /// An `Lru`.
+        Lru = 4, "lru";
+        /// A `HashTable`.
+        HashTable = 5, "hash_table";
+        /// A `Tcam`.
+        Tcam = 6, "tcam";
+        /// A `Queue` (read only).
+        Queue = 7, "queue";
+        /// An `emu::probe!` (read only).
+        Probe = 8, "probe";
+        /// A counter the compiler or runtime keeps (read only).
+        AutoCounter = 9, "auto_counter";
+    }
+}
+
+codes! {
+    /// How a key or value is shown and read back by the client: the Rust type it has in the NF.
+    Format {
+        /// An unsigned integer, in decimal.
+        Uint = 0, "uint";
+        /// `Mac`: `02:00:00:00:00:01`.
+        Mac = 1, "mac";
+        /// `Ipv4Addr`: `10.0.0.1`.
+        Ipv4 = 2, "ipv4";
+        /// `bool`: `true`, `false`.
+        Bool = 3, "bool";
+        /// Bytes (`Bytes<N>`, tuples, wide integers): hex.
+        Hex = 4, "hex";
+    }
+}
+
+codes! {
     /// A watchpoint's comparison, unsigned over the value's width.
     WatchOp {
         /// Equal to the operand.
@@ -206,7 +248,7 @@ pub struct Hello {
 /// What `symbol` answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolInfo {
-    /// The kind's code (docs/debug-protocol.md, "Symbols").
+    /// The kind ([`SymbolKind`]'s code).
     pub kind: u8,
     /// Entries.
     pub size: u32,
@@ -214,6 +256,10 @@ pub struct SymbolInfo {
     pub key_width: u16,
     /// Bits of the value.
     pub value_width: u16,
+    /// How the client shows the key ([`Format`]'s code).
+    pub key_format: u8,
+    /// How the client shows the value.
+    pub value_format: u8,
     /// The field, probe or counter name.
     pub name: String,
 }
@@ -470,6 +516,8 @@ fn encode_reply(o: &mut Vec<u8>, r: &Reply) {
             o.extend_from_slice(&s.size.to_be_bytes());
             o.extend_from_slice(&s.key_width.to_be_bytes());
             o.extend_from_slice(&s.value_width.to_be_bytes());
+            o.push(s.key_format);
+            o.push(s.value_format);
             put_name(o, &s.name);
         }
         Reply::Entry(e) => o.extend_from_slice(e),
@@ -690,6 +738,8 @@ fn decode_reply(opcode: Opcode, f: &mut Fields) -> Result<Reply, ()> {
             size: f.u32()?,
             key_width: f.u16()?,
             value_width: f.u16()?,
+            key_format: f.u8()?,
+            value_format: f.u8()?,
             name: f.name()?,
         }),
         Opcode::Read => Reply::Entry(f.rest()),
@@ -916,6 +966,8 @@ mod test {
                     size: 16,
                     key_width: 48,
                     value_width: 8,
+                    key_format: Format::Mac.code(),
+                    value_format: Format::Uint.code(),
                     name: "mac_table".into(),
                 }),
             ),

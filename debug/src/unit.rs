@@ -8,17 +8,13 @@
 //! docs/debug-protocol.md's "Symbols" section gives them.
 
 use crate::protocol::{
-    decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, TraceVerdict,
-    UnitStatus, WatchOp,
+    decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
+    TraceVerdict, UnitStatus, WatchOp,
 };
 use std::collections::VecDeque;
 
 /// Symbol kinds whose entries are counts (`counters` lists them).
-pub const COUNTER_KINDS: [u8; 2] = [KIND_COUNTER, KIND_AUTO_COUNTER];
-/// `counter`.
-pub const KIND_COUNTER: u8 = 1;
-/// `auto_counter`.
-pub const KIND_AUTO_COUNTER: u8 = 9;
+const COUNTER_KINDS: [u8; 2] = [SymbolKind::Counter as u8, SymbolKind::AutoCounter as u8];
 
 /// The NF's state as the unit sees it. Errors are the protocol's status codes.
 pub trait Inspect {
@@ -384,7 +380,7 @@ fn be_u64(b: &[u8]) -> u64 {
 #[cfg(test)]
 mod test {
     use super::*;
-    use crate::protocol::{decode, Message};
+    use crate::protocol::{decode, Format, Message};
     use proptest::prelude::*;
 
     /// A counter `hits`, a 4-entry table `mac_table` (valid, 6-byte key, 1-byte value) and a
@@ -397,14 +393,20 @@ mod test {
 
     impl Inspect for Toy {
         fn symbols(&self) -> Vec<SymbolInfo> {
-            let s = |kind, size, key_width, value_width, name: &str| SymbolInfo {
-                kind,
+            let s = |kind: SymbolKind, size, key_width, value_width, key_format: Format, name: &str| SymbolInfo {
+                kind: kind.code(),
                 size,
                 key_width,
                 value_width,
+                key_format: key_format.code(),
+                value_format: Format::Uint.code(),
                 name: name.into(),
             };
-            vec![s(KIND_COUNTER, 1, 0, 64, "hits"), s(3, 4, 48, 8, "mac_table"), s(7, 8, 0, 32, "pending")]
+            vec![
+                s(SymbolKind::Counter, 1, 0, 64, Format::Uint, "hits"),
+                s(SymbolKind::Cam, 4, 48, 8, Format::Mac, "mac_table"),
+                s(SymbolKind::Queue, 8, 0, 32, Format::Uint, "pending"),
+            ]
         }
         fn read(&self, id: u16, index: u32) -> Result<Vec<u8>, Status> {
             match (id, index) {
