@@ -23,6 +23,14 @@
 //! assert_eq!(mirror::HLS_PORTS, 4);
 //! assert_eq!(mirror::HLS_WINDOW, 64);
 //! assert!(mirror::HLS_SOURCE.contains("frames"));
+//!
+//! // The debugger's view of the state, by field name.
+//! use emu::NetworkFunction;
+//! let mut m = mirror::Mirror::default();
+//! m.frames.add(3);
+//! let elements = m.elements();
+//! assert_eq!(elements[0].0, "frames");
+//! assert_eq!(elements[0].1.read(0), Some(3u64.to_be_bytes().to_vec()));
 //! ```
 //!
 //! The attribute goes on an inline module: the state struct, its `impl NetworkFunction`, the
@@ -32,6 +40,9 @@
 //! - `HLS_SOURCE: &str`: the module's tokens as text (without the attribute), which `emu hls`
 //!   parses with `syn::parse_str::<syn::ItemMod>` and compiles;
 //! - `HLS_PORTS: usize` and `HLS_WINDOW: usize`: the attribute's arguments.
+//!
+//! and one method to its `impl NetworkFunction`, `elements`: the state struct's fields by name,
+//! through which the debugger (`emu dbg`) reads and writes them.
 //!
 //! Every construct outside the subset (docs/hls-subset.md) is a compile error on the offending
 //! code, all of them at once, each saying what to write instead.
@@ -205,7 +216,60 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     ];
     if let Some((_, items)) = &mut module.content {
         items.extend(consts);
+        // Only a module that passed the checks gets the debugger's view: on one that did not,
+        // the method would add errors about the same fields.
+        if errors.is_none() {
+            add_elements(items);
+        }
     }
     let errors = errors.map(|e| e.to_compile_error());
     quote!(#module #errors)
+}
+
+/// Writes `NetworkFunction::elements` into the module's `impl NetworkFunction for S`: every
+/// named field of the state struct `S`, by name, in declaration order, so a debugger reaches
+/// the state by the names in the source (and in `symbols.json`).
+fn add_elements(items: &mut [syn::Item]) {
+    let Some(state) = items.iter().find_map(|item| match item {
+        syn::Item::Impl(i)
+            if i.trait_
+                .as_ref()
+                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "NetworkFunction")) =>
+        {
+            match &*i.self_ty {
+                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }) else {
+        return;
+    };
+    let fields: Vec<Ident> = items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Struct(s) if s.ident == state => match &s.fields {
+                syn::Fields::Named(f) => Some(f.named.iter().filter_map(|f| f.ident.clone()).collect()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_default();
+    let names = fields.iter().map(|f| f.to_string());
+    let method: syn::ImplItem = syn::parse_quote! {
+        fn elements(&mut self) -> ::std::vec::Vec<(&'static str, &mut dyn ::emu::state::Element)> {
+            ::std::vec![#((#names, &mut self.#fields as &mut dyn ::emu::state::Element)),*]
+        }
+    };
+    for item in items.iter_mut() {
+        if let syn::Item::Impl(i) = item {
+            if i.trait_
+                .as_ref()
+                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "NetworkFunction"))
+            {
+                i.items.push(method);
+                return;
+            }
+        }
+    }
 }

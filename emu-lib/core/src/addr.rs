@@ -45,6 +45,7 @@ impl Mac {
 
 impl Bits for Mac {
     const WIDTH: usize = 48;
+    const SHOWN: crate::state::Shown = crate::state::Shown::Mac;
     fn write_be(&self, out: &mut [u8]) {
         self.0.write_be(out)
     }
@@ -127,6 +128,7 @@ impl Ipv4Addr {
 
 impl Bits for Ipv4Addr {
     const WIDTH: usize = 32;
+    const SHOWN: crate::state::Shown = crate::state::Shown::Ipv4;
     fn write_be(&self, out: &mut [u8]) {
         self.0.write_be(out)
     }

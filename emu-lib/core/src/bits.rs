@@ -20,6 +20,8 @@ pub trait Bits: Copy + Default + PartialEq + Eq {
     fn write_be(&self, out: &mut [u8]);
     /// Reads a value from `bytes[..Self::BYTES]`; bits above `WIDTH` are ignored.
     fn read_be(bytes: &[u8]) -> Self;
+    /// How a debugger shows the value: the type's usual notation.
+    const SHOWN: crate::state::Shown = crate::state::Shown::Uint;
 }
 
 /// A [`Bits`] value of at most 64 bits, which header fields are made of.
@@ -63,6 +65,7 @@ impl_scalar_native!(u8, u16, u32, u64);
 
 impl Bits for bool {
     const WIDTH: usize = 1;
+    const SHOWN: crate::state::Shown = crate::state::Shown::Bool;
     fn write_be(&self, out: &mut [u8]) {
         out[0] = *self as u8;
     }
@@ -129,6 +132,7 @@ impl<const N: usize> Default for Bytes<N> {
 
 impl<const N: usize> Bits for Bytes<N> {
     const WIDTH: usize = 8 * N;
+    const SHOWN: crate::state::Shown = crate::state::Shown::Hex;
     fn write_be(&self, out: &mut [u8]) {
         out[..N].copy_from_slice(&self.0);
     }

@@ -31,6 +31,13 @@ pub trait NetworkFunction {
     fn summary(&self) -> String {
         String::new()
     }
+
+    /// The state struct's fields by name, in declaration order, as a debugger reads and
+    /// writes them. `#[emu::nf]` writes this method into the NF's `impl NetworkFunction`;
+    /// an NF written without the attribute has no state to show (the default).
+    fn elements(&mut self) -> Vec<(&'static str, &mut dyn crate::state::Element)> {
+        Vec::new()
+    }
 }
 
 /// A run-time option of an NF, given on the command line as `--NAME VALUE`.

@@ -1,6 +1,8 @@
 //! A fully associative table: content-addressable memory.
 
+use super::inspect::{exact, parse_table_entry, table_entry};
 use super::slots::Slots;
+use super::{Element, ElementKind, EntryError, Shape};
 use crate::bits::Bits;
 use core::fmt;
 
@@ -123,6 +125,46 @@ impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for 
             .field("next_victim", &self.next_victim)
             .field("slots", &self.slots)
             .finish()
+    }
+}
+
+/// An entry is `valid`, key, value; writing one puts it in that very slot (the round-robin
+/// pointer does not move).
+impl<K: Bits, V: Bits, const N: usize> Element for Cam<K, V, N> {
+    fn kind(&self) -> ElementKind {
+        ElementKind::Cam
+    }
+    fn size(&self) -> usize {
+        N
+    }
+    fn key(&self) -> Option<Shape> {
+        Some(Shape::of::<K>())
+    }
+    fn value(&self) -> Shape {
+        Shape::of::<V>()
+    }
+    fn read(&self, index: usize) -> Option<Vec<u8>> {
+        (index < N).then(|| table_entry(self.slots.get(index)))
+    }
+    fn write(&mut self, index: usize, entry: &[u8]) -> Result<(), EntryError> {
+        if index >= N {
+            return Err(EntryError::BadIndex);
+        }
+        match parse_table_entry::<K, V>(entry)? {
+            None => {
+                self.slots.clear(index);
+            }
+            Some((k, _)) if self.slots.find(k).is_some_and(|i| i != index) => {
+                return Err(EntryError::BadValue)
+            }
+            Some((k, v)) => {
+                self.slots.put(index, k, v);
+            }
+        }
+        Ok(())
+    }
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        self.slots.find(exact(key).ok()?)
     }
 }
 

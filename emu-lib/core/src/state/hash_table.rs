@@ -1,6 +1,9 @@
 //! A set-associative hash table in block RAM.
 
-use super::{with_be_bytes, Cam, DebugMap, MAX_KEY_BYTES};
+use super::inspect::{exact, parse_table_entry};
+use super::{
+    with_be_bytes, Cam, DebugMap, Element, ElementKind, EntryError, Shape, MAX_KEY_BYTES,
+};
 use crate::bits::Bits;
 use core::fmt;
 
@@ -190,6 +193,45 @@ where
             .field("ways", &WAYS)
             .field("slots", &DebugMap(slots))
             .finish()
+    }
+}
+
+/// Entry `set × WAYS + way` is `valid`, key, value; a written key must hash to that set.
+impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> Element for HashTable<K, V, N, WAYS> {
+    fn kind(&self) -> ElementKind {
+        ElementKind::HashTable
+    }
+    fn size(&self) -> usize {
+        N
+    }
+    fn key(&self) -> Option<Shape> {
+        Some(Shape::of::<K>())
+    }
+    fn value(&self) -> Shape {
+        Shape::of::<V>()
+    }
+    fn read(&self, index: usize) -> Option<Vec<u8>> {
+        self.sets.get(index / WAYS)?.read(index % WAYS)
+    }
+    fn write(&mut self, index: usize, entry: &[u8]) -> Result<(), EntryError> {
+        let set = index / WAYS;
+        if index >= N {
+            return Err(EntryError::BadIndex);
+        }
+        if let Some((k, _)) = parse_table_entry::<K, V>(entry)? {
+            if Self::set_index(&k) != set {
+                return Err(EntryError::BadValue);
+            }
+        }
+        let ways = &mut self.sets[set];
+        let before = ways.len();
+        ways.write(index % WAYS, entry)?;
+        self.len = self.len + ways.len() - before;
+        Ok(())
+    }
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        let set = Self::set_index(&exact::<K>(key).ok()?);
+        Some(set * WAYS + self.sets[set].find(key)?)
     }
 }
 

@@ -1,6 +1,8 @@
 //! A fully associative table with exact least-recently-used replacement.
 
+use super::inspect::{exact, parse_table_entry, table_entry};
 use super::slots::Slots;
+use super::{Element, ElementKind, EntryError, Shape};
 use super::DebugMap;
 use crate::bits::Bits;
 use core::fmt;
@@ -176,6 +178,48 @@ impl<K: Bits + fmt::Debug, V: Bits + fmt::Debug, const N: usize> fmt::Debug for 
             .field("len", &self.slots.len())
             .field("slots", &DebugMap(slots))
             .finish()
+    }
+}
+
+/// An entry is `valid`, key, value; a written entry is the most recently used, an emptied
+/// slot leaves the others' order as it was.
+impl<K: Bits, V: Bits, const N: usize> Element for Lru<K, V, N> {
+    fn kind(&self) -> ElementKind {
+        ElementKind::Lru
+    }
+    fn size(&self) -> usize {
+        N
+    }
+    fn key(&self) -> Option<Shape> {
+        Some(Shape::of::<K>())
+    }
+    fn value(&self) -> Shape {
+        Shape::of::<V>()
+    }
+    fn read(&self, index: usize) -> Option<Vec<u8>> {
+        (index < N).then(|| table_entry(self.slots.get(index)))
+    }
+    fn write(&mut self, index: usize, entry: &[u8]) -> Result<(), EntryError> {
+        if index >= N {
+            return Err(EntryError::BadIndex);
+        }
+        let new = parse_table_entry::<K, V>(entry)?;
+        if let Some((k, _)) = new {
+            if self.slots.find(k).is_some_and(|i| i != index) {
+                return Err(EntryError::BadValue);
+            }
+        }
+        if let Some((old, _)) = self.slots.get(index) {
+            self.remove(old);
+        }
+        if let Some((k, v)) = new {
+            self.touch(index, self.slots.len());
+            self.slots.put(index, k, v);
+        }
+        Ok(())
+    }
+    fn find(&self, key: &[u8]) -> Option<usize> {
+        self.slots.find(exact(key).ok()?)
     }
 }
 
