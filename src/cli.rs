@@ -19,7 +19,8 @@ Examples:
   emu synth learning-switch --board icebreaker
   emu netfpga learning-switch -o sume/
   emu new my-nf
-  sudo emu mininet learning-switch --topo linear,3 --run experiment.txt";
+  sudo emu mininet learning-switch --topo linear,3 --run experiment.txt
+  emu dbg /tmp/emu.sock --exec 'read mac_table[0]'";
 
 /// Emu: write a network function once in Rust; run it on the CPU, in Mininet and as hardware.
 #[derive(Parser)]
@@ -55,6 +56,9 @@ enum Verb {
     /// Make a NetFPGA SUME Vivado project with the NF as the reference switch's output port lookup
     #[command(after_help = NETFPGA_EXAMPLES)]
     Netfpga(NetfpgaArgs),
+    /// Debug a running NF: read and write its state by name, watch, trace, break and step
+    #[command(after_help = DBG_EXAMPLES)]
+    Dbg(DbgArgs),
 }
 
 const HLS_EXAMPLES: &str = "\
@@ -304,7 +308,8 @@ Examples:
   emu run learning-switch --in examples/mixed.pcapng --out out/
   emu run learning-switch --in 0=h1.pcap --in 1=h2.pcap --out out/
   emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
-  emu run learning-switch --iface veth0,veth1 --drops drops.jsonl";
+  emu run learning-switch --iface veth0,veth1 --drops drops.jsonl
+  emu run learning-switch --iface veth0,veth1 --debug-socket /tmp/emu.sock";
 
 const SIM_EXAMPLES: &str = "\
 Tiers: cpu (native; the reference), ir (the NF's #[emu::nf] source through the HLS front end
@@ -368,6 +373,39 @@ pub(crate) struct RunArgs {
     /// (TPACKET_V3 receive ring, batched sends; falls back to plain per interface)
     #[arg(long, value_name = "MODE", default_value = "plain")]
     pub io: emu_cpu::IoMode,
+    /// With --iface: turn the debug channel on, taking control frames (EtherType 0x88B5) on
+    /// this port; from other ports they are ordinary traffic (docs/debug-protocol.md)
+    #[arg(long, value_name = "PORT")]
+    pub debug_port: Option<u8>,
+    /// With --iface: turn the debug channel on, on this Unix socket (`emu dbg PATH`)
+    #[arg(long, value_name = "PATH")]
+    pub debug_socket: Option<PathBuf>,
+}
+
+const DBG_EXAMPLES: &str = "\
+TARGET is the Unix socket of a run (`emu run NF --iface … --debug-socket PATH`), or an
+interface linked to the management port of a run with `--debug-port` (in band, EtherType
+0x88B5; needs root). Without --exec or --script, commands are read from the terminal; `help`
+lists them. Names are the NF's field names (`symbols` lists them, with the runner's counters).
+
+Examples:
+  emu dbg /tmp/emu.sock --exec 'symbols'
+  emu dbg /tmp/emu.sock --exec 'read mac_table[key=02:00:00:00:00:01]' --exec 'read floods'
+  emu dbg /tmp/emu.sock --exec 'watch floods >= 10 record; wait 5000'
+  emu dbg /tmp/emu.sock --exec 'break; wait 1000; step 3; continue'
+  sudo emu dbg veth-mgmt --script session.txt";
+
+#[derive(Args)]
+pub(crate) struct DbgArgs {
+    /// A run's debug socket, or an interface linked to its management port
+    #[arg(value_name = "TARGET")]
+    pub target: String,
+    /// Commands to run, `;`-separated; repeat for more; stops at the first that fails
+    #[arg(long, short = 'e', value_name = "COMMANDS")]
+    pub exec: Vec<String>,
+    /// A file of commands, one per line (`#` starts a comment)
+    #[arg(long, value_name = "FILE", conflicts_with = "exec")]
+    pub script: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -463,6 +501,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
         Verb::Hls(a) => commands::hls::run(&registry, &a, |d| nf_config(d, sub.expect("hls has matches"))),
         Verb::Synth(a) => commands::synth::run(&registry, &a, |d| nf_config(d, sub.expect("synth has matches"))),
         Verb::Netfpga(a) => commands::netfpga::run(&registry, &a, |d| nf_config(d, sub.expect("netfpga has matches"))),
+        Verb::Dbg(a) => commands::dbg::run(&a),
     };
     match result {
         Ok(code) => code,

@@ -290,7 +290,7 @@ impl<T: Transport> Client<T> {
             },
         };
         let s = &self.symbols[id as usize];
-        Ok(format!("{}[{index}] = {}", s.name, show_entry(s, &entry)))
+        Ok(format!("{} = {}", place_name(s, index), show_entry(s, &entry)))
     }
 
     fn write(&mut self, rest: &str) -> Result<String, Error> {
@@ -314,32 +314,28 @@ impl<T: Transport> Client<T> {
             parse_value(value, s.value_width, s.value_format)?
         };
         self.request(Request::Write { id, index, entry: entry.clone() })?;
-        Ok(format!("{}[{index}] = {}", s.name, show_entry(&s, &entry)))
+        Ok(format!("{} = {}", place_name(&s, index), show_entry(&s, &entry)))
     }
 
+    /// Every counter of the NF, and the target's automatic counters that are not zero.
     fn counters(&mut self) -> Result<String, Error> {
         let mut out = String::new();
-        let mut first = 0u16;
+        let (mut first, mut index) = (0u16, 0u32);
         loop {
-            let Reply::Counters(cs) = self.request(Request::Counters { first, count: 100 })? else {
+            let Reply::Counters(cs) = self.request(Request::Counters { first, index, count: 100 })? else {
                 return Err("the unit's counters reply is malformed".into());
             };
-            let Some(last) = cs.last() else { break };
-            let next = (last.id, last.index);
             for c in &cs {
                 let s = &self.symbols[c.id as usize];
-                if s.size > 1 {
-                    let _ = writeln!(out, "{}[{}] = {}", s.name, c.index, c.value);
-                } else {
-                    let _ = writeln!(out, "{} = {}", s.name, c.value);
+                if s.kind == SymbolKind::AutoCounter.code() && c.value == 0 {
+                    continue;
                 }
+                let _ = writeln!(out, "{} = {}", place_name(s, c.index), c.value);
             }
-            // A symbol whose entries did not all fit is asked for again from its start; its
-            // first entries are then shown twice, which only happens past 100 counters.
-            if cs.len() < 100 {
-                break;
+            match cs.last() {
+                Some(last) if cs.len() == 100 => (first, index) = (last.id, last.index + 1),
+                _ => break,
             }
-            first = if next.1 + 1 < self.symbols[next.0 as usize].size { next.0 } else { next.0 + 1 };
         }
         Ok(out.trim_end().to_string())
     }
@@ -382,7 +378,8 @@ impl<T: Transport> Client<T> {
                 let s = &self.symbols.get(*id as usize);
                 let name = s.map_or("?", |s| s.name.as_str());
                 let shown = s.map_or_else(|| hex(value), |s| show_value(value, s.value_format));
-                let mut out = format!("watch {slot} hit: {name}[{index}] = {shown} after packet {packet_no}");
+                let place = s.map_or_else(|| format!("{name}[{index}]"), |s| place_name(s, *index));
+                let mut out = format!("watch {slot} hit: {place} = {shown} after packet {packet_no}");
                 if let Some((port, bytes)) = packet {
                     let _ = write!(out, " (in port {port}: {})", hex(bytes));
                 }
@@ -422,6 +419,15 @@ trace on [SNAP] | off            a record of every packet (its first SNAP bytes,
 break | step [N] | continue      hold packets at the input; release N; release all and run
 status                           running or broken, packets held, watch hits
 wait [MS]                        show notifications arriving within MS milliseconds (default 500)";
+
+/// `name[index]`, or `name` for a one-entry symbol (a register, a counter).
+fn place_name(s: &SymbolInfo, index: u32) -> String {
+    if s.size == 1 && index == 0 {
+        s.name.clone()
+    } else {
+        format!("{}[{index}]", s.name)
+    }
+}
 
 fn unexpected<R>(r: Reply) -> Result<R, Error> {
     Err(format!("the unit answered with an unexpected reply: {r:?}"))
@@ -643,7 +649,7 @@ mod test {
         if let Some((port, bytes)) = unit.admit(1, vec![k; 60]) {
             nf.floods += 1;
             unit.observe(
-                &Outcome { in_port: port, bytes: &bytes, verdict: TraceVerdict::Send(0b1101), latency: 9 },
+                &Outcome { packet_no: k as u64, in_port: port, bytes: &bytes, verdict: TraceVerdict::Send(0b1101), latency: 9 },
                 nf,
             );
         }
@@ -672,18 +678,21 @@ mod test {
         }
         assert_eq!(c.exec("step 2").unwrap().lines().next().unwrap(), "stepped 2 packets (1 still held)");
         let released: Vec<_> = std::iter::from_fn(|| shared.borrow_mut().0.next_released()).collect();
-        for (_, p) in &released {
+        for (k, (_, p)) in released.iter().enumerate() {
             let mut u = shared.borrow_mut();
             let (unit, nf) = &mut *u;
             nf.floods += 1;
-            unit.observe(&Outcome { in_port: 1, bytes: p, verdict: TraceVerdict::Send(1), latency: 3 }, nf);
+            unit.observe(
+                &Outcome { packet_no: k as u64, in_port: 1, bytes: p, verdict: TraceVerdict::Send(1), latency: 3 },
+                nf,
+            );
         }
         let notes = c.exec("wait 10").unwrap();
         assert!(
-            notes.starts_with("watch ") && notes.contains("hit: floods[0] = 2 after packet 1 (in port 1: 0101"),
+            notes.starts_with("watch ") && notes.contains("hit: floods = 2 after packet 1 (in port 1: 0101"),
             "{notes}"
         );
-        assert_eq!(c.exec("read floods").unwrap(), "floods[0] = 2");
+        assert_eq!(c.exec("read floods").unwrap(), "floods = 2");
         assert_eq!(c.exec("continue").unwrap(), "running (1 held packet released)");
         assert_eq!(c.exec("counters").unwrap(), "floods = 2");
     }

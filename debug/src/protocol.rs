@@ -205,8 +205,8 @@ pub enum Request {
     Write { id: u16, index: u32, entry: Vec<u8> },
     /// The entry of table `id` holding `key`.
     Lookup { id: u16, key: Vec<u8> },
-    /// Up to `count` counter values, from counter symbol `first` on.
-    Counters { first: u16, count: u8 },
+    /// Up to `count` counter values, from entry `index` of symbol `first` on.
+    Counters { first: u16, index: u32, count: u8 },
     /// Zeroes counter symbol `id`, or every counter (`None`).
     ResetCounters { id: Option<u16> },
     /// Arms watchpoint `slot`: `op operand` on entry `index` of symbol `id`; `record` copies
@@ -478,8 +478,9 @@ fn encode_request(o: &mut Vec<u8>, r: &Request) {
             o.extend_from_slice(&id.to_be_bytes());
             o.extend_from_slice(key);
         }
-        Request::Counters { first, count } => {
+        Request::Counters { first, index, count } => {
             o.extend_from_slice(&first.to_be_bytes());
+            o.extend_from_slice(&index.to_be_bytes());
             o.push(*count);
         }
         Request::ResetCounters { id } => o.extend_from_slice(&id.unwrap_or(0xffff).to_be_bytes()),
@@ -695,7 +696,7 @@ fn decode_request(opcode: Opcode, f: &mut Fields) -> Result<Request, bool> {
             Opcode::Read => Request::Read { id: f.u16()?, index: f.u32()? },
             Opcode::Write => Request::Write { id: f.u16()?, index: f.u32()?, entry: f.rest() },
             Opcode::Lookup => Request::Lookup { id: f.u16()?, key: f.rest() },
-            Opcode::Counters => Request::Counters { first: f.u16()?, count: f.u8()? },
+            Opcode::Counters => Request::Counters { first: f.u16()?, index: f.u32()?, count: f.u8()? },
             Opcode::ResetCounters => Request::ResetCounters { id: Some(f.u16()?).filter(|&id| id != 0xffff) },
             Opcode::Watch => {
                 let (slot, id, index) = (f.u8()?, f.u16()?, f.u32()?);
@@ -827,7 +828,11 @@ mod test {
             (any::<u16>(), any::<u32>()).prop_map(|(id, index)| Request::Read { id, index }),
             (any::<u16>(), any::<u32>(), bytes(80)).prop_map(|(id, index, entry)| Request::Write { id, index, entry }),
             (any::<u16>(), bytes(80)).prop_map(|(id, key)| Request::Lookup { id, key }),
-            (any::<u16>(), any::<u8>()).prop_map(|(first, count)| Request::Counters { first, count }),
+            (any::<u16>(), any::<u32>(), any::<u8>()).prop_map(|(first, index, count)| Request::Counters {
+                first,
+                index,
+                count
+            }),
             (0u16..0xffff).prop_map(|id| Request::ResetCounters { id: Some(id) }),
             Just(Request::ResetCounters { id: None }),
             (any::<u8>(), any::<u16>(), any::<u32>(), 0u8..7, bytes(16), any::<bool>()).prop_map(

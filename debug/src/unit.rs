@@ -63,6 +63,8 @@ struct Watch {
 /// What became of a packet, as the runtime reports it to [`Unit::observe`].
 #[derive(Debug, Clone, Copy)]
 pub struct Outcome<'a> {
+    /// The packet's number in the run, from 0 (the target's count of data packets).
+    pub packet_no: u64,
     /// The port it came in by.
     pub in_port: u8,
     /// The packet as it arrived.
@@ -86,7 +88,6 @@ pub struct Unit {
     released: VecDeque<(u8, Vec<u8>)>,
     passed_while_full: u32,
     full_said: bool,
-    packets: u64,
     notes: Vec<Vec<u8>>,
     note_seq: u32,
     /// Control frames too short to answer (no `seq`).
@@ -108,7 +109,6 @@ impl Unit {
             released: VecDeque::new(),
             passed_while_full: 0,
             full_said: false,
-            packets: 0,
             notes: Vec::new(),
             note_seq: 0,
             unanswerable: 0,
@@ -175,14 +175,15 @@ impl Unit {
                 let (index, entry) = state.lookup(id, &key)?;
                 Reply::Found { index, entry }
             }
-            Request::Counters { first, count } => {
+            Request::Counters { first, index: from, count } => {
                 let mut out = Vec::new();
                 let wanted = count.min(self.limits.counters_per_reply) as usize;
                 for (id, s) in symbols.iter().enumerate().skip(first as usize) {
                     if !COUNTER_KINDS.contains(&s.kind) {
                         continue;
                     }
-                    for index in 0..s.size {
+                    let start = if id == first as usize { from } else { 0 };
+                    for index in start..s.size {
                         if out.len() == wanted {
                             break;
                         }
@@ -192,13 +193,16 @@ impl Unit {
                 }
                 Reply::Counters(out)
             }
+            // The NF's counters; the automatic ones count what the target saw and stay.
             Request::ResetCounters { id } => {
+                let counter = SymbolKind::Counter.code();
                 match id {
-                    Some(id) if !COUNTER_KINDS.contains(&symbol(id)?.kind) => return Err(Status::BadValue),
+                    Some(id) if symbol(id)?.kind == SymbolKind::AutoCounter.code() => return Err(Status::ReadOnly),
+                    Some(id) if symbol(id)?.kind != counter => return Err(Status::BadValue),
                     Some(id) => state.reset(id)?,
                     None => {
                         for (id, s) in symbols.iter().enumerate() {
-                            if COUNTER_KINDS.contains(&s.kind) {
+                            if s.kind == counter {
                                 state.reset(id as u16)?;
                             }
                         }
@@ -287,8 +291,7 @@ impl Unit {
     /// After the NF has processed a packet: the trace record, and each watchpoint checked
     /// against the state the packet left.
     pub fn observe(&mut self, outcome: &Outcome, state: &dyn Inspect) {
-        let packet_no = self.packets;
-        self.packets += 1;
+        let packet_no = outcome.packet_no;
         if let Some(snap) = self.trace_snap {
             let bytes = outcome.bytes[..outcome.bytes.len().min(snap as usize)].to_vec();
             self.notify(Notification::Trace {
@@ -539,7 +542,7 @@ mod test {
         let mut hits = Vec::new();
         for k in 0..5u8 {
             t.hits += 1;
-            u.observe(&Outcome { in_port: 2, bytes: &[k; 20], verdict: sent(1), latency: 7 }, &t);
+            u.observe(&Outcome { packet_no: k as u64, in_port: 2, bytes: &[k; 20], verdict: sent(1), latency: 7 }, &t);
             for n in u.take_notifications() {
                 if let Ok(Message::Notification {
                     notification: Notification::WatchHit { slot, value, packet, packet_no, .. },
@@ -562,7 +565,10 @@ mod test {
     fn trace_records_each_packet_cut_to_the_snap_length() {
         let (mut u, mut t) = (Unit::new("toy", Limits::default()), Toy::default());
         ask(&mut u, &mut t, 1, Request::Trace { on: true, snap: 4 });
-        u.observe(&Outcome { in_port: 3, bytes: &[9; 60], verdict: TraceVerdict::Drop(2), latency: 40 }, &t);
+        u.observe(
+            &Outcome { packet_no: 0, in_port: 3, bytes: &[9; 60], verdict: TraceVerdict::Drop(2), latency: 40 },
+            &t,
+        );
         let n = u.take_notifications();
         match decode(&n[0]) {
             Ok(Message::Notification {
@@ -574,7 +580,7 @@ mod test {
             other => panic!("{other:?}"),
         }
         ask(&mut u, &mut t, 2, Request::Trace { on: false, snap: 0 });
-        u.observe(&Outcome { in_port: 3, bytes: &[9; 60], verdict: sent(0), latency: 40 }, &t);
+        u.observe(&Outcome { packet_no: 0, in_port: 3, bytes: &[9; 60], verdict: sent(0), latency: 40 }, &t);
         assert!(u.take_notifications().is_empty());
     }
 
@@ -583,7 +589,7 @@ mod test {
         let (mut u, mut t) = (Unit::new("toy", Limits::default()), Toy::default());
         t.hits = 41;
         assert_eq!(
-            ask(&mut u, &mut t, 1, Request::Counters { first: 0, count: 10 }).1,
+            ask(&mut u, &mut t, 1, Request::Counters { first: 0, index: 0, count: 10 }).1,
             Reply::Counters(vec![CounterValue { id: 0, index: 0, value: 41 }])
         );
         assert_eq!(ask(&mut u, &mut t, 2, Request::ResetCounters { id: Some(1) }).0, Status::BadValue, "not a counter");

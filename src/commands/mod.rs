@@ -1,5 +1,6 @@
 //! One module per verb.
 
+pub(crate) mod dbg;
 pub(crate) mod hls;
 pub(crate) mod list;
 pub(crate) mod mininet;

@@ -3,7 +3,7 @@
 use super::progress::Progress;
 use crate::cli::{PcapArgs, RunArgs};
 use emu::{Config, NetworkFunction, NfDescriptor};
-use emu_cpu::{JsonLines, LiveDevice, NoDropLog, PcapDevice, Runner, Stats};
+use emu_cpu::{DebugOptions, Debugger, JsonLines, LiveDevice, NoDropLog, PcapDevice, Runner, Stats};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,11 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i
              (`emu run --help` has examples)",
             desc.name
         )),
+        (false, true) if a.debug_port.is_some() || a.debug_socket.is_some() => Err(
+            "the debug channel is for live runs (--iface): a capture run does not wait for the debugger; \
+             to see a capture's packets one by one, replay it into an interface with tcpreplay"
+                .into(),
+        ),
         (false, true) => {
             let out =
                 a.pcap.out.as_deref().ok_or("--out DIR is required with --in: it is where the output pcaps go")?;
@@ -119,6 +124,17 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
         device.io_modes().iter().enumerate().map(|(k, (n, io))| format!("{n} (port {k}, {io})")).collect();
     eprintln!("{}: running on {}; Ctrl-C stops", desc.name, names.join(", "));
     let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(a.pcap.max_frame);
+    if a.debug_port.is_some() || a.debug_socket.is_some() {
+        if let Some(p) = a.debug_port.filter(|&p| p as usize >= ports) {
+            return Err(format!("--debug-port {p}: the run has ports 0 to {}", ports - 1));
+        }
+        let options = DebugOptions { port: a.debug_port, socket: a.debug_socket.clone() };
+        let debugger = Debugger::new(desc.name, &options).map_err(|e| format!("the debug channel: {e}"))?;
+        if let Some(path) = &a.debug_socket {
+            eprintln!("{}: debug socket at {} (`emu dbg {}`)", desc.name, path.display(), path.display());
+        }
+        runner = runner.with_debugger(debugger);
+    }
     let result = match &a.drops {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -25,11 +25,33 @@ impl Frame {
     }
 }
 
+/// What [`Device::receive_or_wake`] returns.
+#[derive(Debug)]
+pub enum Arrival {
+    /// A frame.
+    Frame(Frame),
+    /// One of the descriptors to wake on became readable before a frame arrived.
+    Woken,
+    /// The input has ended.
+    End,
+}
+
 /// A source and sink of frames for all the ports of an NF.
 pub trait Device {
     /// The next frame, waiting for one if the device is live; `None` when the input has ended
     /// (end of files, an interface that went away, a stop signal).
     fn receive(&mut self) -> Result<Option<Frame>>;
+
+    /// As [`receive`](Device::receive), but a live device also stops waiting when one of
+    /// `wake` becomes readable (a debugger's socket), so the runner serves it while no frame
+    /// arrives. Devices that never wait (files, memory) just receive.
+    fn receive_or_wake(&mut self, wake: &[std::os::fd::BorrowedFd<'_>]) -> Result<Arrival> {
+        let _ = wake;
+        Ok(match self.receive()? {
+            Some(f) => Arrival::Frame(f),
+            None => Arrival::End,
+        })
+    }
 
     /// Sends `data` out of `port`. `timestamp` is the time of the frame that caused it.
     fn transmit(&mut self, port: Port, data: &[u8], timestamp: Timestamp) -> Result<()>;

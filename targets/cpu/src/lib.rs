@@ -24,6 +24,7 @@
 #![deny(unsafe_code)]
 
 pub mod capture;
+pub mod debug;
 pub mod device;
 pub mod error;
 pub mod live;
@@ -33,9 +34,10 @@ pub mod runner;
 pub mod stats;
 
 pub use capture::{CaptureReader, InputSpec, PcapDevice};
-pub use device::{Device, Frame};
+pub use debug::{DebugOptions, Debugger};
+pub use device::{Arrival, Device, Frame};
 pub use error::{Error, ErrorKind, Result};
-pub use live::{EndReason, IoMode, LiveDevice};
+pub use live::{EndReason, EtherSocket, IoMode, LiveDevice};
 pub use memory::{run_batch, BatchResult, MemoryDevice, Output};
 pub use runner::{DropRecord, DropSink, JsonLines, NoDropLog, Runner};
 pub use stats::{PortStats, Stats};

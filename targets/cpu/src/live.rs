@@ -22,14 +22,14 @@
 //! each of these.
 #![allow(unsafe_code)] // FFI to the socket API is the point of this module.
 
-use crate::device::{Device, Frame};
+use crate::device::{Arrival, Device, Frame};
 use crate::error::{Error, ErrorKind, Result};
 use crate::ring::{self, RxRing, TxBatch};
 use emu::{Port, Timestamp};
 use std::collections::VecDeque;
 use std::ffi::CString;
 use std::fmt;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -445,21 +445,119 @@ impl LiveDevice {
     }
 }
 
+/// A raw socket on one interface for frames of one EtherType: how `emu dbg` talks to a debug
+/// unit in band. Frames the host itself sends are not received back.
+pub struct EtherSocket {
+    fd: OwnedFd,
+    /// The interface's MAC: the source of frames sent.
+    pub mac: [u8; 6],
+}
+
+impl EtherSocket {
+    /// Opens `name` for frames of `ethertype`.
+    pub fn open(name: &str, ethertype: u16) -> Result<EtherSocket> {
+        let index = index_of(name);
+        if index == 0 {
+            return Err(Error::new(
+                ErrorKind::NoInterface,
+                format!("interface `{name}` does not exist; `ip link` lists the interfaces of this namespace"),
+            ));
+        }
+        let fd = packet_socket(name)?;
+        // SAFETY (all-zero sockaddr_ll): a valid value of a plain C struct.
+        let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        addr.sll_family = libc::AF_PACKET as u16;
+        addr.sll_protocol = ethertype.to_be();
+        addr.sll_ifindex = index;
+        // SAFETY: `addr` is a valid sockaddr_ll of the size passed, alive for the call.
+        let rc = unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                &addr as *const libc::sockaddr_ll as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        if rc < 0 {
+            return Err(Error::io(&format!("binding to `{name}`"), errno()));
+        }
+        let text = std::fs::read_to_string(format!("/sys/class/net/{name}/address")).unwrap_or_default();
+        let mut mac = [0u8; 6];
+        for (m, part) in mac.iter_mut().zip(text.trim().split(':')) {
+            *m = u8::from_str_radix(part, 16).unwrap_or(0);
+        }
+        Ok(EtherSocket { fd, mac })
+    }
+
+    /// Sends one whole frame.
+    pub fn send(&self, frame: &[u8]) -> Result<()> {
+        // SAFETY: `frame` is valid for reads of its length, alive for the call.
+        let n = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr() as *const libc::c_void, frame.len(), 0) };
+        if n < 0 {
+            return Err(Error::io("sending a frame", errno()));
+        }
+        Ok(())
+    }
+
+    /// The next frame received, waiting at most `timeout`.
+    pub fn receive(&self, timeout: Duration) -> Result<Option<Vec<u8>>> {
+        let deadline = Instant::now() + timeout;
+        let mut buf = vec![0u8; 65536];
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut p = libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // SAFETY: one valid pollfd, alive for the call.
+            let rc = unsafe { libc::poll(&mut p, 1, left.as_millis().min(i32::MAX as u128) as libc::c_int) };
+            if rc < 0 && errno().raw_os_error() != Some(libc::EINTR) {
+                return Err(Error::io("poll", errno()));
+            }
+            if rc > 0 {
+                // SAFETY (all-zero sockaddr_ll): a valid value of a plain C struct.
+                let mut from: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+                let mut len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+                // SAFETY: `buf` and `from` are valid for writes of the sizes passed.
+                let n = unsafe {
+                    libc::recvfrom(
+                        self.fd.as_raw_fd(),
+                        buf.as_mut_ptr() as *mut libc::c_void,
+                        buf.len(),
+                        0,
+                        &mut from as *mut libc::sockaddr_ll as *mut libc::sockaddr,
+                        &mut len,
+                    )
+                };
+                if n > 0 && from.sll_pkttype != libc::PACKET_OUTGOING as u8 {
+                    return Ok(Some(buf[..n as usize].to_vec()));
+                }
+            }
+            if left.is_zero() {
+                return Ok(None);
+            }
+        }
+    }
+}
+
 impl Device for LiveDevice {
     fn receive(&mut self) -> Result<Option<Frame>> {
+        match self.receive_or_wake(&[])? {
+            Arrival::Frame(f) => Ok(Some(f)),
+            Arrival::Woken | Arrival::End => Ok(None),
+        }
+    }
+
+    fn receive_or_wake(&mut self, wake: &[BorrowedFd<'_>]) -> Result<Arrival> {
         loop {
             if let Some(f) = self.pending.pop_front() {
-                return Ok(Some(f));
+                return Ok(Arrival::Frame(f));
             }
             // Everything received so far has been processed: send what it produced before
             // waiting for more (or ending).
             self.flush();
             if self.ended.is_some() {
-                return Ok(None);
+                return Ok(Arrival::End);
             }
             if STOP.load(Ordering::SeqCst) {
                 self.ended = Some(EndReason::Signal);
-                return Ok(None);
+                return Ok(Arrival::End);
             }
             let from_rings = self.drain_rings();
             if from_rings > 0 && self.plain == 0 {
@@ -471,7 +569,9 @@ impl Device for LiveDevice {
             let mut fds: Vec<libc::pollfd> = self
                 .ifaces
                 .iter()
-                .map(|i| libc::pollfd { fd: i.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 })
+                .map(|i| i.fd.as_raw_fd())
+                .chain(wake.iter().map(|w| w.as_raw_fd()))
+                .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
                 .collect();
             // SAFETY: `fds` is a valid array of `fds.len()` pollfds, alive for the call.
             let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
@@ -485,7 +585,8 @@ impl Device for LiveDevice {
             // A quiet poll or a socket error (an interface going down or away sets one) makes
             // the check for vanished interfaces immediate.
             let mut check_now = rc == 0 && timeout > 0;
-            for (k, p) in fds.iter().enumerate() {
+            let woken = fds[self.ifaces.len()..].iter().any(|p| p.revents != 0);
+            for (k, p) in fds[..self.ifaces.len()].iter().enumerate() {
                 let error = p.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0;
                 check_now |= error;
                 if self.ifaces[k].ring.is_some() {
@@ -502,6 +603,9 @@ impl Device for LiveDevice {
                 }
             }
             self.check_gone(check_now);
+            if woken && self.pending.is_empty() {
+                return Ok(Arrival::Woken);
+            }
         }
     }
 

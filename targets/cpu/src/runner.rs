@@ -1,11 +1,13 @@
 //! The engine: frames in, the NF's verdicts applied, frames out, drops recorded.
 
-use crate::device::{Device, Frame};
+use crate::debug::Debugger;
+use crate::device::{Arrival, Device, Frame};
 use crate::error::{Error, ErrorKind, Result};
 use crate::stats::Stats;
 use emu::{check_frame, DropReason, Meta, NetworkFunction, Port, Timestamp, Verdict};
 use serde::Serialize;
 use std::io::Write;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// One dropped frame, as the drops record holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,13 +65,20 @@ pub struct Runner<N: ?Sized + NetworkFunction> {
     max_frame: usize,
     index: u64,
     stats: Stats,
+    debug: Option<Debugger>,
 }
 
 impl<N: ?Sized + NetworkFunction> Runner<N> {
     /// A runner of `nf` on `ports` ports with a header window of `window` bytes.
     pub fn new(nf: Box<N>, ports: usize, window: usize) -> Runner<N> {
         let ports = ports.clamp(1, emu::MAX_PORTS);
-        Runner { nf, ports, window, max_frame: emu::DEFAULT_MAX_FRAME, index: 0, stats: Stats::new(ports) }
+        Runner { nf, ports, window, max_frame: emu::DEFAULT_MAX_FRAME, index: 0, stats: Stats::new(ports), debug: None }
+    }
+
+    /// Runs with a debug unit (docs/debug-protocol.md) on its management port or socket.
+    pub fn with_debugger(mut self, debugger: Debugger) -> Runner<N> {
+        self.debug = Some(debugger);
+        self
     }
 
     /// Sets the largest frame accepted (longer ones are dropped as `oversize`).
@@ -91,6 +100,11 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
     /// The NF, to inspect its state.
     pub fn nf(&self) -> &N {
         &self.nf
+    }
+
+    /// The NF, once the run is over.
+    pub fn into_nf(self) -> Box<N> {
+        self.nf
     }
 
     /// Processes one frame in place: checks it, runs the NF, counts it. On `Send` the frame's
@@ -133,7 +147,7 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
     }
 
     fn run_inner<D: Device + ?Sized>(&mut self, device: &mut D, drops: &mut dyn DropSink) -> Result<()> {
-        while let Some(mut frame) = device.receive()? {
+        while let Some((mut frame, released)) = self.next_frame(device)? {
             if frame.port as usize >= self.ports {
                 return Err(Error::new(
                     ErrorKind::BadPort,
@@ -146,8 +160,35 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
                     ),
                 ));
             }
+            // The debugger, if any: commands on its port, packets held by a break, and a copy
+            // of the packet for its watches and trace (only when it has such work).
+            let mut seen = None;
+            if let Some(dbg) = &mut self.debug {
+                if dbg.is_control(frame.port, &frame.data) {
+                    if let Some(reply) = dbg.control_frame(&frame.data, &mut *self.nf, &self.stats) {
+                        device.transmit(frame.port, &reply, frame.timestamp)?;
+                    }
+                    self.send_notifications(device)?;
+                    continue;
+                }
+                dbg.serve_socket(false, &mut *self.nf, &self.stats);
+                if !dbg.idle() {
+                    // A packet a step released goes through; a new one may be held.
+                    if !released {
+                        match dbg.admit(frame.port, std::mem::take(&mut frame.data)) {
+                            Some((_, data)) => frame.data = data,
+                            None => {
+                                self.send_notifications(device)?;
+                                continue;
+                            }
+                        }
+                    }
+                    seen = Some((frame.data.clone(), Instant::now()));
+                }
+            }
             let index = self.index;
-            match self.process(&mut frame) {
+            let verdict = self.process(&mut frame);
+            match verdict {
                 Verdict::Send(mask) => {
                     for p in mask.ports() {
                         device.transmit(p, &frame.data, frame.timestamp)?;
@@ -160,6 +201,43 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
                     len: frame.data.len(),
                     timestamp: frame.timestamp,
                 })?,
+            }
+            if let (Some((bytes, t0)), Some(dbg)) = (seen, &mut self.debug) {
+                dbg.observe(index, frame.port, &bytes, verdict, t0.elapsed(), &mut *self.nf, &self.stats);
+                self.send_notifications(device)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next frame, and whether a debugger released it: those come first, then the
+    /// device's; while the device waits, the debugger's socket is served.
+    fn next_frame<D: Device + ?Sized>(&mut self, device: &mut D) -> Result<Option<(Frame, bool)>> {
+        if self.debug.is_none() {
+            return Ok(device.receive()?.map(|f| (f, false)));
+        }
+        loop {
+            let dbg = self.debug.as_mut().expect("a debugger");
+            if let Some((port, data)) = dbg.next_released() {
+                let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as Timestamp);
+                return Ok(Some((Frame::new(port, now, data), true)));
+            }
+            let arrival = device.receive_or_wake(&dbg.wake_fds())?;
+            match arrival {
+                Arrival::Frame(f) => return Ok(Some((f, false))),
+                Arrival::End => return Ok(None),
+                Arrival::Woken => {
+                    dbg.serve_socket(true, &mut *self.nf, &self.stats);
+                    self.send_notifications(device)?;
+                }
+            }
+        }
+    }
+
+    fn send_notifications<D: Device + ?Sized>(&mut self, device: &mut D) -> Result<()> {
+        if let Some(dbg) = &mut self.debug {
+            for (port, f) in dbg.notifications() {
+                device.transmit(port, &f, 0)?;
             }
         }
         Ok(())

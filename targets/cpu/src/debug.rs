@@ -1,0 +1,418 @@
+//! The CPU target's debug unit (docs/debug-protocol.md): control frames (EtherType 0x88B5)
+//! on the management port, and the same messages on a local Unix socket, answered against the
+//! NF's state by field name ([`NetworkFunction::elements`]) and the runner's own counters.
+//!
+//! The channel is off unless a management port or a socket is given. From any other port a
+//! control frame is ordinary traffic.
+
+use crate::live::EtherSocket;
+use crate::stats::Stats;
+use emu::state::{Element, EntryError};
+use emu::{DropReason, NetworkFunction, Port, Verdict};
+use emu_debug::client::Transport;
+use emu_debug::protocol::{self, Status, SymbolInfo, SymbolKind, TraceVerdict};
+use emu_debug::unit::{Inspect, Limits, Outcome, Unit};
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The source MAC of the unit's in-band replies and notifications ("emu" in ASCII, locally
+/// administered).
+pub const UNIT_MAC: [u8; 6] = [0x02, 0x65, 0x6d, 0x75, 0x00, 0x01];
+
+/// Frames between two looks at the socket while traffic keeps the runner busy.
+const SOCKET_EVERY: u32 = 64;
+
+/// Where the debug channel listens.
+#[derive(Debug, Clone, Default)]
+pub struct DebugOptions {
+    /// The management port: control frames arriving there are commands.
+    pub port: Option<Port>,
+    /// A Unix socket for the same commands (`emu dbg PATH`).
+    pub socket: Option<PathBuf>,
+}
+
+/// One run's debug unit and its channels.
+pub struct Debugger {
+    unit: Unit,
+    port: Option<Port>,
+    listener: Option<UnixListener>,
+    socket_path: Option<PathBuf>,
+    client: Option<UnixStream>,
+    inbuf: Vec<u8>,
+    /// Who sent the last in-band request: replies and notifications go there.
+    peer: [u8; 6],
+    since_socket: u32,
+}
+
+impl Debugger {
+    /// A unit for `nf`, listening where `options` says. A socket path that exists is replaced
+    /// only if it is a socket nobody listens on.
+    pub fn new(nf: &str, options: &DebugOptions) -> std::io::Result<Debugger> {
+        let listener = match &options.socket {
+            Some(path) => Some(listen(path)?),
+            None => None,
+        };
+        Ok(Debugger {
+            unit: Unit::new(nf, Limits::default()),
+            port: options.port,
+            listener,
+            socket_path: options.socket.clone(),
+            client: None,
+            inbuf: Vec::new(),
+            peer: [0xff; 6],
+            since_socket: 0,
+        })
+    }
+
+    /// Whether the unit has per-packet work (a break, a watch, a trace).
+    #[inline]
+    pub fn idle(&self) -> bool {
+        self.unit.idle()
+    }
+
+    /// The descriptors whose readiness should wake the runner.
+    pub fn wake_fds(&self) -> Vec<BorrowedFd<'_>> {
+        self.listener.iter().map(|l| l.as_fd()).chain(self.client.iter().map(|c| c.as_fd())).collect()
+    }
+
+    /// Whether `data` arriving on `port` is a control frame for the unit.
+    #[inline]
+    pub fn is_control(&self, port: Port, data: &[u8]) -> bool {
+        self.port == Some(port) && protocol::payload(data).is_some()
+    }
+
+    /// Answers an in-band control frame: the reply frame to send back out of its port.
+    pub fn control_frame<N: ?Sized + NetworkFunction>(
+        &mut self,
+        data: &[u8],
+        nf: &mut N,
+        stats: &Stats,
+    ) -> Option<Vec<u8>> {
+        let msg = protocol::payload(data)?;
+        self.peer.copy_from_slice(&data[6..12]);
+        let reply = self.unit.control(msg, &mut View::new(nf, stats))?;
+        Some(in_frame(self.peer, &reply))
+    }
+
+    /// A packet arrives: `Some` to process now, `None` while a break holds it.
+    pub fn admit(&mut self, port: Port, data: Vec<u8>) -> Option<(Port, Vec<u8>)> {
+        self.unit.admit(port, data)
+    }
+
+    /// A packet a `step` or `continue` released.
+    pub fn next_released(&mut self) -> Option<(Port, Vec<u8>)> {
+        self.unit.next_released()
+    }
+
+    /// After the NF processed a packet (only called when not [`idle`](Debugger::idle)).
+    pub fn observe<N: ?Sized + NetworkFunction>(
+        &mut self,
+        packet_no: u64,
+        in_port: Port,
+        bytes: &[u8],
+        verdict: Verdict,
+        took: Duration,
+        nf: &mut N,
+        stats: &Stats,
+    ) {
+        let verdict = match verdict {
+            Verdict::Drop(r) => TraceVerdict::Drop(r as u8),
+            Verdict::Send(mask) => TraceVerdict::Send(mask.0),
+        };
+        let latency = took.as_nanos().min(u32::MAX as u128) as u32;
+        self.unit.observe(&Outcome { packet_no, in_port, bytes, verdict, latency }, &View::new(nf, stats));
+    }
+
+    /// Serves the socket: a new client replaces the old one; each whole request is answered.
+    /// `force` looks now; otherwise only every [`SOCKET_EVERY`] calls, so a busy runner pays
+    /// for the look rarely.
+    pub fn serve_socket<N: ?Sized + NetworkFunction>(&mut self, force: bool, nf: &mut N, stats: &Stats) {
+        self.since_socket += 1;
+        if !force && self.since_socket < SOCKET_EVERY {
+            return;
+        }
+        self.since_socket = 0;
+        if let Some(l) = &self.listener {
+            if let Ok((stream, _)) = l.accept() {
+                if stream.set_nonblocking(true).is_ok() {
+                    self.client = Some(stream);
+                    self.inbuf.clear();
+                }
+            }
+        }
+        let Some(client) = &mut self.client else { return };
+        let mut buf = [0u8; 4096];
+        loop {
+            match client.read(&mut buf) {
+                Ok(0) => {
+                    self.client = None;
+                    return;
+                }
+                Ok(n) => self.inbuf.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    self.client = None;
+                    return;
+                }
+            }
+        }
+        while self.inbuf.len() >= 2 {
+            let len = u16::from_be_bytes([self.inbuf[0], self.inbuf[1]]) as usize;
+            if self.inbuf.len() < 2 + len {
+                break;
+            }
+            let msg: Vec<u8> = self.inbuf.drain(..2 + len).skip(2).collect();
+            if let Some(reply) = self.unit.control(&msg, &mut View::new(nf, stats)) {
+                self.to_client(&reply);
+            }
+        }
+    }
+
+    /// Notifications to send: to the socket's client now, and as frames for the management
+    /// port (returned, for the runner to transmit).
+    pub fn notifications(&mut self) -> Vec<(Port, Vec<u8>)> {
+        let notes = self.unit.take_notifications();
+        let mut frames = Vec::new();
+        for n in notes {
+            self.to_client(&n);
+            if let Some(port) = self.port {
+                frames.push((port, in_frame(self.peer, &n)));
+            }
+        }
+        frames
+    }
+
+    fn to_client(&mut self, msg: &[u8]) {
+        if let Some(c) = &mut self.client {
+            let mut framed = (msg.len() as u16).to_be_bytes().to_vec();
+            framed.extend_from_slice(msg);
+            // The client reads as it waits; a client that stopped reading is dropped.
+            let _ = c.set_nonblocking(false);
+            let _ = c.set_write_timeout(Some(Duration::from_millis(500)));
+            if c.write_all(&framed).is_err() {
+                self.client = None;
+            } else {
+                let _ = c.set_nonblocking(true);
+            }
+        }
+    }
+}
+
+impl Drop for Debugger {
+    fn drop(&mut self) {
+        if let Some(p) = &self.socket_path {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn listen(path: &Path) -> std::io::Result<UnixListener> {
+    if path.exists() {
+        if UnixStream::connect(path).is_ok() {
+            return Err(std::io::Error::new(
+                ErrorKind::AddrInUse,
+                format!("{}: another run is listening there; give another --debug-socket", path.display()),
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    let l = UnixListener::bind(path)?;
+    l.set_nonblocking(true)?;
+    Ok(l)
+}
+
+fn in_frame(dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
+    in_frame_from(UNIT_MAC, dst, msg)
+}
+
+fn in_frame_from(src: [u8; 6], dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(14 + msg.len());
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&protocol::ETHERTYPE.to_be_bytes());
+    f.extend_from_slice(msg);
+    f.resize(f.len().max(60), 0);
+    f
+}
+
+/// The runner's own counters, after the NF's state: what arrived, left and was dropped on
+/// each port, and drops by reason (index = the reason's code).
+const AUTO: [&str; 4] = ["rx_packets", "tx_packets", "dropped", "drops"];
+
+/// The NF's state and the runner's counters as the unit sees them.
+struct View<'a> {
+    elements: Vec<(&'static str, &'a mut dyn Element)>,
+    stats: &'a Stats,
+}
+
+impl<'a> View<'a> {
+    fn new<N: ?Sized + NetworkFunction>(nf: &'a mut N, stats: &'a Stats) -> View<'a> {
+        View { elements: nf.elements(), stats }
+    }
+
+    fn auto(&self, id: u16) -> Option<(usize, u32)> {
+        let k = (id as usize).checked_sub(self.elements.len())?;
+        let size = if k == 3 { 256 } else { self.stats.ports().len() as u32 };
+        (k < AUTO.len()).then_some((k, size))
+    }
+}
+
+fn status(e: EntryError) -> Status {
+    match e {
+        EntryError::BadIndex => Status::BadIndex,
+        EntryError::BadValue => Status::BadValue,
+        EntryError::ReadOnly => Status::ReadOnly,
+    }
+}
+
+impl Inspect for View<'_> {
+    fn symbols(&self) -> Vec<SymbolInfo> {
+        let mut out: Vec<SymbolInfo> = self
+            .elements
+            .iter()
+            .map(|(name, e)| {
+                let key = e.key();
+                SymbolInfo {
+                    kind: e.kind() as u8,
+                    size: e.size() as u32,
+                    key_width: key.map_or(0, |k| k.width as u16),
+                    value_width: e.value().width as u16,
+                    key_format: key.map_or(0, |k| k.shown as u8),
+                    value_format: e.value().shown as u8,
+                    name: name.to_string(),
+                }
+            })
+            .collect();
+        for (k, name) in AUTO.iter().enumerate() {
+            let (_, size) = self.auto((self.elements.len() + k) as u16).expect("an automatic counter");
+            out.push(SymbolInfo {
+                kind: SymbolKind::AutoCounter.code(),
+                size,
+                key_width: 0,
+                value_width: 64,
+                key_format: 0,
+                value_format: 0,
+                name: name.to_string(),
+            });
+        }
+        out
+    }
+
+    fn read(&self, id: u16, index: u32) -> Result<Vec<u8>, Status> {
+        if let Some((_, e)) = self.elements.get(id as usize) {
+            return e.read(index as usize).ok_or(Status::BadIndex);
+        }
+        let (k, size) = self.auto(id).ok_or(Status::NoSuchSymbol)?;
+        if index >= size {
+            return Err(Status::BadIndex);
+        }
+        let port = self.stats.ports().get(index as usize);
+        let v = match k {
+            0 => port.map_or(0, |p| p.rx_packets),
+            1 => port.map_or(0, |p| p.tx_packets),
+            2 => port.map_or(0, |p| p.dropped),
+            _ => DropReason::from_code(index as u8).map_or(0, |r| self.stats.drops_for(r)),
+        };
+        Ok(v.to_be_bytes().to_vec())
+    }
+
+    fn write(&mut self, id: u16, index: u32, entry: &[u8]) -> Result<(), Status> {
+        let automatic = self.auto(id).is_some();
+        match self.elements.get_mut(id as usize) {
+            Some((_, e)) => e.write(index as usize, entry).map_err(status),
+            None if automatic => Err(Status::ReadOnly),
+            None => Err(Status::NoSuchSymbol),
+        }
+    }
+
+    fn lookup(&self, id: u16, key: &[u8]) -> Result<(u32, Vec<u8>), Status> {
+        let (_, e) = self.elements.get(id as usize).ok_or(Status::BadValue)?;
+        if e.key().is_none() {
+            return Err(Status::BadValue);
+        }
+        let index = e.find(key).ok_or(Status::NoSuchKey)?;
+        Ok((index as u32, e.read(index).ok_or(Status::BadIndex)?))
+    }
+
+    fn reset(&mut self, id: u16) -> Result<(), Status> {
+        match self.elements.get_mut(id as usize) {
+            Some((_, e)) => e.reset().then_some(()).ok_or(Status::BadValue),
+            None => Err(Status::ReadOnly),
+        }
+    }
+}
+
+/// `emu dbg`'s way to a unit over its Unix socket: each message after its length (u16,
+/// big-endian).
+pub struct SocketTransport {
+    stream: UnixStream,
+    buf: Vec<u8>,
+}
+
+impl SocketTransport {
+    /// Connects to a run's `--debug-socket`.
+    pub fn connect(path: &Path) -> std::io::Result<SocketTransport> {
+        Ok(SocketTransport { stream: UnixStream::connect(path)?, buf: Vec::new() })
+    }
+}
+
+impl Transport for SocketTransport {
+    fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
+        let mut framed = (msg.len() as u16).to_be_bytes().to_vec();
+        framed.extend_from_slice(msg);
+        self.stream.write_all(&framed)
+    }
+
+    fn recv(&mut self, timeout: Duration) -> std::io::Result<Option<Vec<u8>>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if self.buf.len() >= 2 {
+                let len = u16::from_be_bytes([self.buf[0], self.buf[1]]) as usize;
+                if self.buf.len() >= 2 + len {
+                    return Ok(Some(self.buf.drain(..2 + len).skip(2).collect()));
+                }
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            self.stream.set_read_timeout(Some(left))?;
+            let mut chunk = [0u8; 4096];
+            match self.stream.read(&mut chunk) {
+                Ok(0) => return Err(std::io::Error::new(ErrorKind::UnexpectedEof, "the run closed the debug socket")),
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => return Ok(None),
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// `emu dbg`'s way to a unit in band: control frames on an interface linked to the
+/// management port, to the broadcast address, from the interface's MAC.
+pub struct FrameTransport(pub EtherSocket);
+
+impl Transport for FrameTransport {
+    fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
+        let f = in_frame_from(self.0.mac, [0xff; 6], msg);
+        self.0.send(&f).map_err(|e| std::io::Error::other(e.to_string()))
+    }
+
+    fn recv(&mut self, timeout: Duration) -> std::io::Result<Option<Vec<u8>>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(f) = self.0.receive(left).map_err(|e| std::io::Error::other(e.to_string()))? else {
+                return Ok(None);
+            };
+            if let Some(msg) = protocol::payload(&f) {
+                return Ok(Some(msg.to_vec()));
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! `emu dbg` against a live CPU run (`emu run --iface … --debug-socket/--debug-port`): the same
+//! script — read a table entry by key, watch a counter while traffic flows and see the
+//! notification, break, step 3, continue — gives the same answers over the Unix socket and in
+//! band on the management port, and the packets out of each port follow the break and steps.
+//! A control frame on a data port is ordinary traffic.
+//!
+//! Needs root (a network namespace of its own, veth pairs, raw sockets); everything is made
+//! inside that namespace and deleted with it.
+
+use std::process::{Child, Command, Output, Stdio};
+use std::time::Duration;
+
+const EMU: &str = env!("CARGO_BIN_EXE_emu");
+
+fn run(args: &[&str]) -> Output {
+    Command::new("timeout").arg("30").args(args).stdin(Stdio::null()).output().expect("run a command")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A namespace holding the switch's three ports (p0, p1 data; pm management) and their peers
+/// (h0, h1, hm), deleted on drop.
+struct Net {
+    ns: String,
+}
+
+impl Net {
+    fn new(tag: &str) -> Net {
+        let ns = format!("emudbg{}{tag}", std::process::id());
+        ok(&["ip", "netns", "add", &ns]);
+        let net = Net { ns };
+        net.exec(&["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"]);
+        net.exec(&["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1"]);
+        for (p, h) in [("p0", "h0"), ("p1", "h1"), ("pm", "hm")] {
+            net.exec(&["ip", "link", "add", p, "type", "veth", "peer", "name", h]);
+            net.exec(&["ip", "link", "set", p, "up"]);
+            net.exec(&["ip", "link", "set", h, "up"]);
+        }
+        net
+    }
+
+    fn cmd(&self, args: &[&str]) -> Vec<String> {
+        ["ip", "netns", "exec", &self.ns].iter().chain(args).map(|s| s.to_string()).collect()
+    }
+
+    fn exec(&self, args: &[&str]) -> String {
+        let c = self.cmd(args);
+        ok(&c.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    /// Sends `n` broadcast frames of EtherType `ethertype` (60 bytes, or `payload`) from host
+    /// `iface` with source MAC 02:00:00:00:00:`src`.
+    fn send(&self, iface: &str, src: u8, ethertype: u16, n: usize, payload: &[u8]) {
+        let script = format!(
+            "import socket,sys\ns=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\ns.bind(('{iface}',0))\n\
+             f=bytes([255]*6+[2,0,0,0,0,{src}])+({ethertype}).to_bytes(2,'big')+bytes.fromhex('{}')\n\
+             f=f+bytes(max(0,60-len(f)))\nfor _ in range({n}): s.send(f)\n",
+            payload.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        );
+        self.exec(&["/usr/bin/python3", "-c", &script]);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    /// `emu dbg TARGET --exec COMMANDS` in the namespace: its stdout.
+    fn dbg(&self, target: &str, commands: &str) -> String {
+        self.exec(&[EMU, "dbg", target, "--exec", commands])
+    }
+
+    fn spawn(&self, args: &[&str]) -> Child {
+        let c = self.cmd(args);
+        Command::new(&c[0]).args(&c[1..]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn")
+    }
+}
+
+impl Drop for Net {
+    fn drop(&mut self) {
+        let _ = run(&["ip", "netns", "del", &self.ns]);
+    }
+}
+
+/// The switch with its debug channel on, stopped (and its socket gone) on drop.
+struct Switch(Child, String);
+
+impl Switch {
+    fn start(net: &Net, sock: &str) -> Switch {
+        let child = net.spawn(&[
+            EMU,
+            "run",
+            "learning-switch",
+            "--iface",
+            "p0,p1,pm",
+            "--debug-port",
+            "2",
+            "--debug-socket",
+            sock,
+        ]);
+        for _ in 0..100 {
+            if std::path::Path::new(sock).exists() {
+                return Switch(child, sock.to_string());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the switch did not open its debug socket");
+    }
+}
+
+impl Drop for Switch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+        let _ = std::fs::remove_file(&self.1);
+    }
+}
+
+/// The script on a fresh switch, through `target`; every answer, in order.
+fn session(net: &Net, sock: &str, target: &str) -> Vec<String> {
+    let _switch = Switch::start(net, sock);
+    let mut answers = Vec::new();
+    // Learn a host, and read its entry by key.
+    net.send("h0", 0x11, 0x88b6, 2, &[]);
+    answers.push(net.dbg(target, "read mac_table[key=02:00:00:00:00:11]; read floods"));
+    // Watch the flood counter while traffic flows: the notification arrives during `wait`,
+    // with the packet that fired it.
+    let watcher = net.spawn(&[EMU, "dbg", target, "--exec", "watch floods >= 4 record; wait 3000; unwatch all"]);
+    std::thread::sleep(Duration::from_millis(700));
+    net.send("h0", 0x12, 0x88b6, 3, &[0xab]);
+    let out = watcher.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    answers.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    // Break: packets are held, not sent; step 3 sends three; continue the rest.
+    answers.push(net.dbg(target, "break; counters"));
+    net.send("h0", 0x13, 0x88b6, 4, &[]);
+    answers.push(net.dbg(target, "status; counters"));
+    answers.push(net.dbg(target, "step 3; status; counters"));
+    answers.push(net.dbg(target, "continue; counters"));
+    answers
+}
+
+#[test]
+fn the_same_script_over_the_socket_and_in_band() {
+    let net = Net::new("a");
+    let sock = format!("/tmp/emu-dbg-{}.sock", std::process::id());
+    let over_socket = session(&net, &sock, &sock);
+    let in_band = session(&net, &sock, "hm");
+    assert_eq!(over_socket, in_band, "the two ways to the unit answer alike");
+
+    let a = &over_socket;
+    assert_eq!(a[0], "mac_table[0] = 02:00:00:00:00:11 -> 0\nfloods = 2\n");
+    assert!(
+        a[1].starts_with(
+            "watch 0: floods >= 4\nwatch 0 hit: floods = 4 after packet 3 (in port 0: ffffffffffff02000000001288b6ab00"
+        ),
+        "{}",
+        a[1]
+    );
+    // Five frames in on port 0 so far, each flooded to ports 1 and 2.
+    assert!(a[2].starts_with("break: packets are held at the input (0 held)\nfloods = 5\nrx_packets[0] = 5\ntx_packets[1] = 5\ntx_packets[2] = 5"), "{}", a[2]);
+    assert!(
+        a[3].starts_with("broken, 4 held,") && a[3].contains("\nfloods = 5\nrx_packets[0] = 5\ntx_packets[1] = 5\n"),
+        "held, not sent: {}",
+        a[3]
+    );
+    assert!(
+        a[4].starts_with("stepped 3 packets (1 still held)\nbroken, 1 held,")
+            && a[4].contains("\nfloods = 8\nrx_packets[0] = 8\ntx_packets[1] = 8\n"),
+        "{}",
+        a[4]
+    );
+    assert!(
+        a[5].starts_with("running (1 held packet released)\nfloods = 9\nrx_packets[0] = 9\ntx_packets[1] = 9\n"),
+        "{}",
+        a[5]
+    );
+}
+
+#[test]
+fn errors_and_control_frames_on_data_ports() {
+    let net = Net::new("b");
+    let sock = format!("/tmp/emu-dbg-{}-b.sock", std::process::id());
+    let _switch = Switch::start(&net, &sock);
+    // A well-formed `hello` request, but on data port 0: flooded like any other frame, no reply.
+    let hello = [1u8, 0, 0x01, 0, 0, 0, 0, 9, 0, 0, 0, 0];
+    net.send("h0", 0x21, 0x88b5, 1, &hello);
+    let c = net.dbg(&sock, "counters");
+    assert!(c.contains("rx_packets[0] = 1\ntx_packets[1] = 1\ntx_packets[2] = 1"), "{c}");
+    // Malformed control frames on the management port change nothing, and the unit answers on.
+    net.send("hm", 0x22, 0x88b5, 3, &[1, 0, 0x10, 0, 0, 0, 0, 1, 0, 40, 0, 0, 1]);
+    net.send("hm", 0x22, 0x88b5, 1, &[7, 7]);
+    assert!(net.dbg("hm", "counters").contains("floods = 1"));
+    let e = run(&net
+        .cmd(&[EMU, "dbg", &sock, "--exec", "read mac_table[99]"])
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert!(!e.status.success());
+    assert!(
+        String::from_utf8_lossy(&e.stderr).contains("`read mac_table[99]`: read: the index is past the element's size")
+    );
+    let e = run(&[EMU, "dbg", "/nonexistent.sock", "--exec", "symbols"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("is neither a debug socket nor an interface"));
+    let e =
+        run(&[EMU, "run", "learning-switch", "--in", "examples/mixed.pcapng", "--out", "/tmp/x", "--debug-port", "0"]);
+    assert!(String::from_utf8_lossy(&e.stderr).contains("the debug channel is for live runs"));
+}
