@@ -250,7 +250,8 @@ fn parse_param(s: &str) -> Result<(String, String), String> {
 const MININET_EXAMPLES: &str = "\
 Needs root and Debian's `mininet` package (scripts/setup.sh installs it). Every switch of the
 topology is `emu run NF` on the switch's ports; hosts get 10.0.0.k/24 unless a topology file
-says otherwise. Without --run or --cli the experiment is `pingall`.
+says otherwise. Without --run or --cli the experiment is `pingall`. After the teardown, each
+switch's NF output is printed whole: its counters and its summary at exit.
 
 Script (--run FILE), one step per line:
   pingall                     every host pings every other; passes on 0% loss
@@ -259,7 +260,9 @@ Script (--run FILE), one step per line:
   h1 !: ping -c 1 10.0.0.9    passes when the command fails
   timeout 20                  seconds each later command may take (default 30)
   sleep 0.5
-`$WORK` in a command is the experiment's working directory, shared by all hosts.
+`$WORK` in a command is the experiment's working directory, shared by all hosts; `$EMU` is this
+emu binary. With --debug each switch's debug channel listens at $WORK/<switch>.dbg, for steps
+such as `h1: $EMU dbg $WORK/s1.dbg --exec 'read mac_table[0]'`.
 
 Topology file (--topo FILE, JSON):
   {\"hosts\": [{\"name\": \"h1\", \"ip\": \"10.0.0.1/24\"}, {\"name\": \"h2\"}],
@@ -269,7 +272,8 @@ Examples:
   sudo emu mininet learning-switch --topo single,4
   sudo emu mininet learning-switch --topo linear,3 --run experiment.txt
   sudo emu mininet icmp-echo --ip 10.0.0.100 --topo single,2 --cli
-  sudo emu mininet learning-switch --topo single,2 --switch linux-bridge --run iperf.txt";
+  sudo emu mininet learning-switch --topo single,2 --switch linux-bridge --run iperf.txt
+  sudo emu mininet learning-switch --debug --topo single,3 --run debug.txt";
 
 #[derive(Args)]
 pub(crate) struct MininetArgs {
@@ -293,6 +297,10 @@ pub(crate) struct MininetArgs {
     /// Keep the working directory (NF logs, the spec) even when the experiment passes
     #[arg(long)]
     pub keep: bool,
+    /// Turn on each switch's debug channel, a socket at $WORK/<switch>.dbg: a step runs
+    /// `$EMU dbg $WORK/s1.dbg --exec '…'` against it
+    #[arg(long)]
+    pub debug: bool,
 }
 
 const RUN_EXAMPLES: &str = "\

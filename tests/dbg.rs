@@ -145,13 +145,92 @@ fn session(net: &Net, sock: &str, target: &str) -> Vec<String> {
     answers
 }
 
+/// The script as an `emu mininet --debug` experiment on hosts h1, h2, h3 (ports 0, 1, 2 of the
+/// switch `sd7`, so its ports do not clash with another experiment's `s1`): the answers, from
+/// the output the experiment shows under each step.
+fn mininet_session() -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let topo = dir.path().join("three.json");
+    std::fs::write(
+        &topo,
+        r#"{"hosts": [{"name": "h1", "ip": "10.0.0.1/24"}, {"name": "h2", "ip": "10.0.0.2/24"},
+                      {"name": "h3", "ip": "10.0.0.3/24"}],
+            "switches": ["sd7"], "links": [["h1", "sd7"], ["h2", "sd7"], ["h3", "sd7"]]}"#,
+    )
+    .unwrap();
+    let send = dir.path().join("send.py");
+    std::fs::write(
+        &send,
+        "import socket,sys,time\niface,src,et,n,hexp=sys.argv[1:]\ns=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n\
+         s.bind((iface,0))\nf=bytes([255]*6+[2,0,0,0,0,int(src)])+int(et,16).to_bytes(2,'big')+bytes.fromhex(hexp)\n\
+         f=f+bytes(max(0,60-len(f)))\nfor _ in range(int(n)): s.send(f)\ntime.sleep(0.2)\n",
+    )
+    .unwrap();
+    let send = |src: u8, n: u8, payload: &str| {
+        format!("h1: /usr/bin/python3 {} h1-eth0 {src} 88b6 {n} '{payload}'\n", send.display())
+    };
+    let dbg = |commands: &str| format!("h1: $EMU dbg $WORK/sd7.dbg --exec '{commands}'\n");
+    let script = [
+        "timeout 20\n".to_string(),
+        send(0x11, 2, ""),
+        dbg("read mac_table[key=02:00:00:00:00:11]; read floods"),
+        "h1 &: $EMU dbg $WORK/sd7.dbg --exec 'watch floods >= 4 record; wait 3000; unwatch all' > $WORK/watch.txt 2>&1\n".into(),
+        "sleep 0.7\n".into(),
+        send(0x12, 3, "ab"),
+        "sleep 3\n".into(),
+        "h1: cat $WORK/watch.txt\n".into(),
+        dbg("break; counters"),
+        send(0x13, 4, ""),
+        dbg("status; counters"),
+        dbg("step 3; status; counters"),
+        dbg("continue; counters"),
+    ]
+    .concat();
+    let file = dir.path().join("debug.txt");
+    std::fs::write(&file, script).unwrap();
+    let out = Command::new(EMU)
+        .args([
+            "mininet",
+            "learning-switch",
+            "--debug",
+            "--topo",
+            topo.to_str().unwrap(),
+            "--run",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // Each `dbg` or `cat` step's output: the `      | ` lines under its heading.
+    let mut answers = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in stdout.lines() {
+        if let Some(text) = line.strip_prefix("      | ") {
+            if let Some(c) = &mut current {
+                c.push(text);
+            }
+            continue;
+        }
+        if let Some(c) = current.take() {
+            answers.push(c.join("\n"));
+        }
+        if line.starts_with('[') && (line.contains("$EMU dbg") && !line.contains("in the background") || line.contains(": cat ")) {
+            current = Some(Vec::new());
+        }
+    }
+    answers
+}
+
 #[test]
-fn the_same_script_over_the_socket_and_in_band() {
+fn the_same_script_over_the_socket_in_band_and_in_mininet() {
     let net = Net::new("a");
     let sock = format!("/tmp/emu-dbg-{}.sock", std::process::id());
     let over_socket = session(&net, &sock, &sock);
     let in_band = session(&net, &sock, "hm");
     assert_eq!(over_socket, in_band, "the two ways to the unit answer alike");
+    let trimmed: Vec<String> = over_socket.iter().map(|a| a.trim_end().to_string()).collect();
+    assert_eq!(mininet_session(), trimmed, "a switch in Mininet answers as the one on veths");
 
     let a = &over_socket;
     assert_eq!(a[0], "mac_table[0] = 02:00:00:00:00:11 -> 0\nfloods = 2\n");

@@ -39,6 +39,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &MininetArgs) -> Resu
         mode: if a.cli { Mode::Cli } else { Mode::Script },
         steps,
         work_dir: work_dir.clone(),
+        debug: a.debug,
     };
     let code = experiment.run()?;
     if code == 0 && !a.keep {

@@ -27,6 +27,8 @@ from mininet.nodelib import LinuxBridge
 # Set by main() from the spec before any EmuSwitch starts.
 SPEC = {}
 STOP_GRACE_S = 5
+# Lines of an NF's output shown after teardown (a step's output shows its last 40).
+FINAL_OUTPUT_LINES = 1000
 
 
 def log(msg=''):
@@ -52,6 +54,9 @@ class EmuSwitch(Switch):
         cmd = [SPEC['emu'], 'run', SPEC['nf'], '--iface', ','.join(ifaces)]
         if SPEC.get('io'):
             cmd += ['--io', SPEC['io']]
+        if SPEC.get('debug'):
+            # The switch's debug channel: `emu dbg $WORK/<switch>.dbg` from a step.
+            cmd += ['--debug-socket', os.path.join(SPEC['work_dir'], '%s.dbg' % self.name)]
         cmd += SPEC['nf_args']
         self.cmdline = ' '.join(cmd)
         out = open(self.log_path, 'w')
@@ -140,15 +145,16 @@ def kill_group(p):
 
 
 def substitute(cmd):
-    return cmd.replace('$WORK', SPEC['work_dir'])
+    return cmd.replace('$WORK', SPEC['work_dir']).replace('$EMU', SPEC['emu'])
 
 
-def show(text, indent='      | '):
+def show(text, indent='      | ', limit=40):
+    """Logs the last `limit` lines of `text`, saying how many earlier ones were left out."""
     lines = text.rstrip('\n').splitlines()
-    for line in lines[-40:]:
+    if len(lines) > limit:
+        log(indent + '(%d earlier lines not shown)' % (len(lines) - limit))
+    for line in lines[-limit:]:
         log(indent + line)
-    if len(lines) > 40:
-        log(indent + '(%d earlier lines not shown)' % (len(lines) - 40))
 
 
 def dead_switches(net):
@@ -258,8 +264,10 @@ def main():
             net.stop()
             for s in net.switches:
                 if isinstance(s, EmuSwitch):
+                    # Whole, up to a bound: an NF's summary at exit (a flow table, a histogram)
+                    # is what a test or a user reads the run by.
                     log('*** %s: NF stopped (status %s); counters:' % (s.name, statuses[s.name]))
-                    show(s.output(), indent='      ')
+                    show(s.output(), indent='      ', limit=FINAL_OUTPUT_LINES)
     if failed:
         log('experiment FAILED: %d step(s) failed' % failed)
         return 1

@@ -68,6 +68,8 @@ pub struct Experiment {
     pub steps: Vec<Step>,
     /// Working directory: NF logs, pid files, `$WORK` of the script.
     pub work_dir: PathBuf,
+    /// Each switch's debug channel on, at `$WORK/<switch>.dbg`.
+    pub debug: bool,
 }
 
 /// Checks that the experiment can run here: root, Python, Mininet.

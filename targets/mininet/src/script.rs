@@ -10,7 +10,8 @@
 //! sleep 0.5                   # wait
 //! ```
 //!
-//! `$WORK` in a command is the experiment's working directory (shared by all hosts).
+//! `$WORK` in a command is the experiment's working directory (shared by all hosts), `$EMU` the
+//! `emu` binary (with `emu mininet --debug`: `h1: $EMU dbg $WORK/s1.dbg --exec 'read floods'`).
 
 use serde::Serialize;
 
