@@ -187,6 +187,11 @@ impl NetworkFunction for Reporting {
     fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
         self.nf.process(pkt, meta)
     }
+
+    /// The debugger sees the NF's state.
+    fn elements(&mut self) -> Vec<(&'static str, &mut dyn emu::state::Element)> {
+        self.nf.elements()
+    }
 }
 
 impl Drop for Reporting {

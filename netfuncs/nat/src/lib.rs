@@ -765,6 +765,11 @@ impl NetworkFunction for Reporting {
     fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
         self.0.process(pkt, meta)
     }
+
+    /// The debugger sees the NF's state.
+    fn elements(&mut self) -> Vec<(&'static str, &mut dyn emu::state::Element)> {
+        self.0.elements()
+    }
 }
 
 impl Drop for Reporting {
