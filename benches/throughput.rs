@@ -14,6 +14,11 @@
 //!    monomorphic `Runner<LearningSwitch>`;
 //! 3. `emu icmp echo`: `icmp_echo::IcmpEcho` through `Runner::process`.
 //!
+//! Also measured, in the same rounds (issue 7: the cost of the debug channel when idle): the
+//! learning switch through the whole loop, `Runner::run` over an in-memory device, with and
+//! without a debug unit compiled in and on (`Runner::with_debugger`, management port 3, no
+//! watch, trace or break); the ratio of the two is the acceptance figure (at least 0.95).
+//!
 //! Also shown, for reference: the hand-written switch without the ingress checks and counters
 //! (`PlainSwitch`) — a different function (it forwards malformed IPv4 and counts nothing), so
 //! not the acceptance baseline, but it shows what those checks cost. The acceptance ratio is
@@ -24,11 +29,12 @@
 //! fold of the verdicts), so the comparison is of equal work.
 //!
 //! Environment: `EMU_BENCH_ROUNDS` (default 7), `EMU_BENCH_SECS` (least time per measurement,
-//! default 0.3), `EMU_BENCH_STRICT=1` to exit with status 1 when emu/baseline < 0.9.
+//! default 0.3), `EMU_BENCH_STRICT=1` to exit with status 1 when emu/baseline < 0.9 or the idle
+//! debugger costs more than 5%.
 
 use emu::craft;
 use emu::{DropReason, Ipv4Addr, Mac, PortMask, Verdict};
-use emu_cpu::{Frame, Runner};
+use emu_cpu::{DebugOptions, Debugger, Device, Frame, NoDropLog, Runner};
 use icmp_echo::IcmpEcho;
 use learning_switch::LearningSwitch;
 use std::hint::black_box;
@@ -44,6 +50,8 @@ const PORTS: usize = 4;
 const BROADCAST_ONE_IN: u64 = 10;
 /// Acceptance threshold of emu/baseline.
 const TARGET_RATIO: f64 = 0.9;
+/// Acceptance threshold of (idle debugger)/(no debugger) through `Runner::run`.
+const DEBUG_TARGET_RATIO: f64 = 0.95;
 
 // ------------------------------------------------------------------------------------------
 // Deterministic traffic
@@ -433,6 +441,50 @@ fn time_emu(
     pps
 }
 
+/// A device over frames in memory whose output is only folded into a fingerprint, so the
+/// loop of `Runner::run` (and the debugger's part in it) is what is timed, not copies.
+struct Feed {
+    /// The frames still to come, last first (`pop` is the next).
+    frames: Vec<Frame>,
+    acc: u64,
+}
+
+impl Device for Feed {
+    fn receive(&mut self) -> emu_cpu::Result<Option<Frame>> {
+        Ok(self.frames.pop())
+    }
+
+    fn transmit(&mut self, port: emu::Port, data: &[u8], _timestamp: emu::Timestamp) -> emu_cpu::Result<()> {
+        self.acc = fold(self.acc, (port as u32) << 16 | data.len() as u32);
+        Ok(())
+    }
+}
+
+/// The switch traffic, reversed for [`Feed`].
+fn feed(frames: &[Frame]) -> Feed {
+    Feed { frames: frames.iter().rev().cloned().collect(), acc: 0 }
+}
+
+/// One pass of `frames` through `runner.run`; the fingerprint of what left.
+fn run_pass(runner: &mut Runner<LearningSwitch>, device: &mut Feed) -> u64 {
+    runner.run(device, &mut NoDropLog).expect("an in-memory run");
+    black_box(device.acc)
+}
+
+/// Times `Runner::run` over the switch traffic; every pass must fold to `steady`. The
+/// frames are copied into the device before each pass, untimed.
+fn time_run(min: Duration, runner: &mut Runner<LearningSwitch>, frames: &[Frame], steady: u64) -> f64 {
+    let mut device = feed(&[]);
+    let (pps, prints) = measure(
+        min,
+        &mut device,
+        |d| *d = feed(frames),
+        |d| run_pass(runner, d),
+    );
+    assert!(prints.iter().all(|&p| p == steady), "Runner::run output changed");
+    pps
+}
+
 fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -544,6 +596,23 @@ fn main() {
     }
     let steady = reference[1];
 
+    // The whole loop, without and with an idle debug unit: two more switches, warmed up to
+    // the steady state, whose outputs must agree pass for pass.
+    let run_switch = || Runner::new(Box::new(LearningSwitch::default()), PORTS, window);
+    let mut run_plain: Runner<LearningSwitch> = run_switch();
+    let options = DebugOptions { port: Some(3), socket: None };
+    let debugger = Debugger::new(learning_switch::DESCRIPTOR.name, &options).expect("a debug unit");
+    let mut run_debug: Runner<LearningSwitch> = run_switch().with_debugger(debugger);
+    let mut run_steady = Vec::new();
+    for runner in [&mut run_plain, &mut run_debug] {
+        for _ in 0..2 {
+            run_pass(runner, &mut feed(&switch_frames));
+        }
+        run_steady.push(run_pass(runner, &mut feed(&switch_frames)));
+    }
+    assert_eq!(run_steady[0], run_steady[1], "an idle debugger changed the output");
+    let run_steady = run_steady[0];
+
     // The responder: every frame is answered back out of its port, with right checksums.
     let mut emu_echo = Runner::new(
         Box::new(IcmpEcho::new(RESPONDER_IP, RESPONDER_MAC)),
@@ -595,6 +664,7 @@ fn main() {
     let mut chk = Vec::new();
     let mut emu = Vec::new();
     let mut echo = Vec::new();
+    let (mut runs, mut runs_dbg) = (Vec::new(), Vec::new());
     for round in 0..rounds {
         let (mut b, mut c, mut e) = (0.0, 0.0, 0.0);
         for k in 0..3 {
@@ -628,6 +698,23 @@ fn main() {
             e / c,
             x / 1e6
         );
+        // With and without the idle debugger, alternating which goes first.
+        let (mut r, mut d) = (0.0, 0.0);
+        for k in 0..2 {
+            if (round + k) % 2 == 0 {
+                r = time_run(min, &mut run_plain, &switch_frames, run_steady);
+            } else {
+                d = time_run(min, &mut run_debug, &switch_frames, run_steady);
+            }
+        }
+        println!(
+            "           Runner::run: no debugger {:6.2}  idle debugger {:6.2} ({:.3})  Mpps",
+            r / 1e6,
+            d / 1e6,
+            d / r
+        );
+        runs.push(r);
+        runs_dbg.push(d);
         base.push(b);
         chk.push(c);
         emu.push(e);
@@ -656,6 +743,8 @@ fn main() {
     row("  hand-written, no ingress checks or counters", mb, format!("{:.3}", mb / mc));
     row("emu learning switch (Runner::process)", me, format!("{:.3}", me / mc));
     row("emu icmp echo (Runner::process)", mx, "-".into());
+    row("emu switch, Runner::run, no debugger", median(&runs), "-".into());
+    row("emu switch, Runner::run, idle debugger", median(&runs_dbg), "-".into());
     println!();
     println!(
         "emu/baseline per round: median {ratio:.3}, min {:.3}, max {:.3}; ratio of medians {:.3}",
@@ -664,11 +753,24 @@ fn main() {
         me / mc
     );
     println!("emu/(hand-written without ingress checks or counters): {:.3}", me / mb);
+    let debug_ratios: Vec<f64> = runs.iter().zip(&runs_dbg).map(|(r, d)| d / r).collect();
+    let debug_ratio = median(&debug_ratios);
+    println!(
+        "idle debugger/no debugger per round: median {debug_ratio:.3}, min {:.3}, max {:.3}",
+        debug_ratios.iter().cloned().fold(f64::INFINITY, f64::min),
+        debug_ratios.iter().cloned().fold(0.0, f64::max),
+    );
+    let debug_ok = debug_ratio >= DEBUG_TARGET_RATIO;
+    println!(
+        "acceptance (idle debugger >= {DEBUG_TARGET_RATIO:.2} x no debugger): {}",
+        if debug_ok { "met" } else { "NOT met" }
+    );
     let ok = ratio >= TARGET_RATIO;
     println!(
         "acceptance (emu >= {TARGET_RATIO:.1} x baseline): {}",
         if ok { "met" } else { "NOT met" }
     );
+    let ok = ok && debug_ok;
     if strict && !ok {
         std::process::exit(1);
     }

@@ -17,6 +17,7 @@ PACKAGES=(
   bridge-utils     # brctl: the Linux-bridge baseline of the Mininet benchmark
   memcached        # a real memcached server in the Mininet experiments
   libmemcached-tools # memcslap, memccp, memccat: real memcached clients
+  python3-pymemcache # memcached-cache test: reads the server's contents over TCP
   iperf3           # TCP throughput through the NF switch
   verilator        # lints the HLS compiler's Verilog; the `emu sim` Verilator tier
   g++              # compiles Verilator's C++ (the Verilator tier's models, sim/src/verilator.rs)
@@ -28,6 +29,7 @@ PACKAGES=(
   nmap             # nmap -sS: a SYN scan of tcp-ping in Mininet
   netcat-openbsd   # nc: TCP and UDP flows through the firewall in Mininet
   curl             # HTTP through the firewall to python3 -m http.server in Mininet
+  bind9-dnsutils   # dig: real DNS queries against dns-server in Mininet
 )
 
 missing=()

@@ -273,7 +273,7 @@ Examples:
   sudo emu mininet learning-switch --topo linear,3 --run experiment.txt
   sudo emu mininet icmp-echo --ip 10.0.0.100 --topo single,2 --cli
   sudo emu mininet learning-switch --topo single,2 --switch linux-bridge --run iperf.txt
-  sudo emu mininet learning-switch --debug --topo single,3 --run debug.txt";
+  sudo emu mininet stats --top all --topo single,3 --run traffic.txt";
 
 #[derive(Args)]
 pub(crate) struct MininetArgs {
@@ -317,7 +317,8 @@ Examples:
   emu run learning-switch --in 0=h1.pcap --in 1=h2.pcap --out out/
   emu run icmp-echo --ip 10.0.0.1 --in 0=ping.pcap --out out/
   emu run learning-switch --iface veth0,veth1 --drops drops.jsonl
-  emu run learning-switch --iface veth0,veth1 --debug-socket /tmp/emu.sock";
+  emu run learning-switch --iface veth0,veth1 --debug-socket /tmp/emu.sock
+  emu run learning-switch --in examples/mixed.pcapng --out out/ --profile out/profile.json";
 
 const SIM_EXAMPLES: &str = "\
 Tiers: cpu (native; the reference), ir (the NF's #[emu::nf] source through the HLS front end
@@ -334,7 +335,8 @@ Examples:
   emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,verilator --vcd ls.vcd --vcd-frames 3..5 --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,cycle --width 64 --clock-mhz 156.25 --in examples/mixed.pcapng --out sim-out/
-  emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json";
+  emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json
+  emu sim learning-switch --target cpu,cycle --in examples/mixed.pcapng --out sim-out/ --profile sim-out/profile";
 
 #[derive(Args)]
 pub(crate) struct NewArgs {
@@ -388,6 +390,10 @@ pub(crate) struct RunArgs {
     /// With --iface: turn the debug channel on, on this Unix socket (`emu dbg PATH`)
     #[arg(long, value_name = "PATH")]
     pub debug_socket: Option<PathBuf>,
+    /// Profile the run: per-packet latency (ns), table hit rates, queue occupancy; a table at
+    /// the end, JSON in FILE and SVG plots beside it (FILE's stem + .cpu.latency.svg, .cpu.cdf.svg)
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 const DBG_EXAMPLES: &str = "\
@@ -436,6 +442,11 @@ pub(crate) struct SimArgs {
     /// (the ingress checks drop some before): `A..B` (B excluded) or `N`
     #[arg(long, value_name = "A..B", value_parser = parse_frames, requires = "vcd")]
     pub vcd_frames: Option<std::ops::Range<u64>>,
+    /// Profile every tier: latency per packet (ns on cpu and ir, cycles on cycle and verilator),
+    /// cycles per FSM state (cycle), table hit rates, queue occupancy; a table per tier, then
+    /// DIR/profile.json and SVG plots DIR/<tier>.latency.svg, .cdf.svg, .states.svg
+    #[arg(long, value_name = "DIR")]
+    pub profile: Option<PathBuf>,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }

@@ -3,8 +3,16 @@
 use emu::NfDescriptor;
 
 /// The NFs shipped in `netfuncs/`.
-pub const BUILT_IN: &[NfDescriptor] =
-    &[learning_switch::DESCRIPTOR, icmp_echo::DESCRIPTOR, tcp_ping::DESCRIPTOR, firewall::DESCRIPTOR, nat::DESCRIPTOR];
+pub const BUILT_IN: &[NfDescriptor] = &[
+    learning_switch::DESCRIPTOR,
+    icmp_echo::DESCRIPTOR,
+    tcp_ping::DESCRIPTOR,
+    firewall::DESCRIPTOR,
+    nat::DESCRIPTOR,
+    stats::DESCRIPTOR,
+    memcached_cache::DESCRIPTOR,
+    dns_server::DESCRIPTOR,
+];
 
 /// Built-in NFs plus those a scaffolded crate adds.
 pub struct Registry {
@@ -66,6 +74,34 @@ mod test {
         assert!(e.contains("did you mean `learning-switch`?"), "{e}");
         assert!(!r.find("dns").unwrap_err().contains("did you mean"));
         assert!(r.find("tcp-ping").is_ok() && r.find("firewall").is_ok() && r.find("nat").is_ok());
+        assert!(r.find("memcached-cache").is_ok());
+        assert!(r.find("stats").is_ok());
+        assert!(r.find("dns-server").is_ok());
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    /// Every built-in NF, as the tools build it (wrappers included), shows its state to the
+    /// debugger by field name.
+    #[test]
+    fn every_nf_shows_its_state_to_the_debugger() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = dir.path().join("fw.rules");
+        std::fs::write(&rules, "-A -p tcp --dport 80 -j ACCEPT\n").unwrap();
+        for desc in BUILT_IN {
+            let mut c = emu::Config::new();
+            for p in desc.params.iter().filter(|p| p.default.is_none()) {
+                let value = match p.name {
+                    "rules" => rules.to_str().unwrap(),
+                    "zone" => "examples/example.zone",
+                    "ip" => "10.0.0.53",
+                    "outside-ip" => "203.0.113.1/24",
+                    other => panic!("{}: give the test a value for the required option --{other}", desc.name),
+                };
+                c.set(p.name, value);
+            }
+            let mut nf = (desc.build)(&c).unwrap_or_else(|e| panic!("{}: {e}", desc.name));
+            let names: Vec<&str> = nf.elements().iter().map(|(n, _)| *n).collect();
+            assert!(!names.is_empty(), "{} hides its state from the debugger", desc.name);
+        }
     }
 }

@@ -53,6 +53,11 @@ impl HwNf {
         self.driver.cycles
     }
 
+    /// The cycle-accurate model, when this is the cycle tier (for its profile figures).
+    pub fn model(&self) -> Option<&emu_hls::backend::model::CycleModel> {
+        self.driver.hw.model()
+    }
+
     fn run(&mut self, frame: &mut Vec<u8>, meta: &Meta) -> Action {
         self.bytes_in += frame.len() as u64;
         if let Some(r) = &self.record {

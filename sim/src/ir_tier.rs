@@ -49,14 +49,28 @@ impl IrNf {
                         BitVec::from_be_bytes(&result),
                     )
                     .map_err(|e| format!("{}: {e}", desc.name))?,
+                TableEntry::Cam { table, slot, key, value } => state
+                    .load_cam(table, slot, BitVec::from_be_bytes(&key), BitVec::from_be_bytes(&value))
+                    .map_err(|e| format!("{}: {e}", desc.name))?,
             }
         }
         Ok(IrNf { func, state, errors: 0, first_error: None })
     }
 
+    /// The IR tier of a compiled function, its state fresh (no registers or tables loaded).
+    pub fn new(func: Function) -> IrNf {
+        let state = State::new(&func);
+        IrNf { func, state, errors: 0, first_error: None }
+    }
+
     /// The IR, as text.
     pub fn ir_text(&self) -> String {
         self.func.to_string()
+    }
+
+    /// The interpreter's state elements, by field name (to compare with the CPU's after a run).
+    pub fn state(&self) -> &State {
+        &self.state
     }
 }
 

@@ -7,12 +7,15 @@
 //! [`verilator`]), the last two driven through their stream ports by [`hw_tier`]. [`diff`]
 //! compares tiers. [`verilator`] builds the generated Verilog into a Verilator model with the
 //! same ports (checked against the cycle model cycle for cycle; `HwNf::new` takes it).
+//! [`profile`] records what a run's packets cost on any tier (`--profile`), [`plot`] draws it.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
 pub mod diff;
 pub mod hw_tier;
 pub mod ir_tier;
+pub mod plot;
+pub mod profile;
 // Loading the compiled model and calling its C functions is unsafe by nature; the module
 // keeps it behind a safe `Clocked` implementation.
 #[allow(unsafe_code)]

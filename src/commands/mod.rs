@@ -6,6 +6,7 @@ pub(crate) mod list;
 pub(crate) mod mininet;
 pub(crate) mod netfpga;
 pub(crate) mod new;
+pub(crate) mod profile;
 pub(crate) mod progress;
 pub(crate) mod run;
 pub(crate) mod sim;

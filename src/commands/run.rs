@@ -23,7 +23,15 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i
         (false, true) => {
             let out =
                 a.pcap.out.as_deref().ok_or("--out DIR is required with --in: it is where the output pcaps go")?;
-            run_pcaps(desc, config, &a.pcap, out)
+            match &a.profile {
+                None => run_pcaps(desc, config, &a.pcap, out),
+                Some(file) => {
+                    let (nf, profile) = super::profile::native(desc, config, build(desc, config)?);
+                    let code = run_pcaps_with(desc, nf, &a.pcap, out)?;
+                    super::profile::write_run(desc.name, profile.profile("cpu"), file, a.pcap.json)?;
+                    Ok(code)
+                }
+            }
         }
         (true, false) => run_live(desc, config, a),
     }
@@ -114,7 +122,13 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
             return Err(format!("--ports {n} does not match the {ports} interfaces given; leave --ports out"));
         }
     }
-    let nf = build(desc, config)?;
+    let mut nf = build(desc, config)?;
+    let mut profile = None;
+    if a.profile.is_some() {
+        let (wrapped, handle) = super::profile::native(desc, config, nf);
+        nf = wrapped;
+        profile = Some(handle);
+    }
     emu_cpu::live::stop_on_signals();
     let mut device = LiveDevice::open_with(&a.iface, a.io).map_err(|e| e.to_string())?;
     for (name, why) in device.ring_fallbacks() {
@@ -169,6 +183,9 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
         println!("{}", serde_json::to_string_pretty(&summary).unwrap());
     } else {
         print_summary(desc, runner.stats(), &runner.nf().summary());
+    }
+    if let (Some(handle), Some(file)) = (profile, &a.profile) {
+        super::profile::write_run(desc.name, handle.profile("cpu"), file, a.pcap.json)?;
     }
     result.map_err(|e| e.to_string())?;
     Ok(0)

@@ -6,6 +6,7 @@ use emu::{Config, NetworkFunction, NfDescriptor};
 use emu_cpu::{CaptureReader, InputSpec};
 use emu_hls::backend::Design;
 use emu_sim::hw_tier::{HwNf, Report};
+use emu_sim::profile::{ProfileHandle, Profiled};
 use emu_sim::verilator::VerilatorModel;
 use emu_sim::{diff, ir_tier::IrNf, Tier};
 use std::path::Path;
@@ -36,10 +37,26 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     // Build every tier before running any, so a tier that cannot be built fails fast.
     let mut nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)> = Vec::new();
     let mut hardware: Vec<(Tier, Arc<Mutex<HwNf>>)> = Vec::new();
+    let mut profiles: Vec<(Tier, ProfileHandle)> = Vec::new();
+    let profiling = a.profile.is_some();
     for &tier in &tiers {
         let nf: Box<dyn NetworkFunction + Send> = match tier {
+            Tier::Cpu if profiling => {
+                let (nf, handle) = super::profile::native(desc, config, build(desc, config)?);
+                profiles.push((tier, handle));
+                nf
+            }
             Tier::Cpu => build(desc, config)?,
-            Tier::Ir => Box::new(IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?),
+            Tier::Ir => {
+                let ir = IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?;
+                if profiling {
+                    let (nf, handle) = Profiled::ir(ir);
+                    profiles.push((tier, handle));
+                    Box::new(nf)
+                } else {
+                    Box::new(ir)
+                }
+            }
             Tier::Cycle | Tier::Verilator => {
                 let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame)
                     .map_err(|e| format!("tier {tier}: {e}"))?;
@@ -55,7 +72,13 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
                 };
                 let hw = Arc::new(Mutex::new(nf));
                 hardware.push((tier, hw.clone()));
-                Box::new(Shared(hw))
+                if profiling {
+                    let (nf, handle) = Profiled::hw(hw);
+                    profiles.push((tier, handle));
+                    Box::new(nf)
+                } else {
+                    Box::new(Shared(hw))
+                }
             }
         };
         nfs.push((tier, nf));
@@ -76,6 +99,10 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
             Some(r) => print!("{}", r.table(tier.name())),
             None => println!("tier {tier}: no frames reached the hardware"),
         }
+    }
+    if let Some(dir) = &a.profile {
+        let list: Vec<_> = profiles.iter().map(|(t, h)| h.profile(t.name())).collect();
+        super::profile::write_sim(desc.name, &list, dir, a.pcap.json)?;
     }
     if tiers.len() > 1 {
         let ports = a.pcap.ports.unwrap_or(desc.ports);

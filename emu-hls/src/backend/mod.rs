@@ -91,6 +91,22 @@ pub struct Design {
     pub init: Vec<Option<BitVec>>,
     /// The TCAM rules loaded at start and at every reset, at the elements' widths.
     pub rules: Vec<TcamRule>,
+    /// The CAM entries loaded at start and at every reset, at the elements' widths.
+    pub cam_entries: Vec<CamEntry>,
+}
+
+/// An entry a CAM holds from the start (from [`HwConfig::tables`]): entries of one CAM fill
+/// its slots 0, 1, 2, … in order, the victim pointer at 0, as `insert`s into an empty `Cam`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CamEntry {
+    /// The `Cam` element.
+    pub table: crate::ir::StateId,
+    /// Its slot.
+    pub slot: usize,
+    /// The key, at the key's width.
+    pub key: BitVec,
+    /// The value, at the value's width.
+    pub value: BitVec,
 }
 
 /// A rule a TCAM holds from the start (from [`HwConfig::tables`]).
@@ -140,8 +156,31 @@ impl Design {
             init[id.as_u32() as usize] = Some(BitVec::new(ty.width(), *value));
         }
         let mut rules = vec![];
+        let mut cam_entries: Vec<CamEntry> = vec![];
         for entry in &config.tables {
-            let emu_core::TableEntry::Tcam { table, slot, value, mask, result } = entry;
+            let (table, slot, value, mask, result) = match entry {
+                emu_core::TableEntry::Tcam { table, slot, value, mask, result } => (table, slot, value, mask, result),
+                emu_core::TableEntry::Cam { table, slot, key, value } => {
+                    let id = func.state_by_name(table).ok_or_else(|| format!("the NF has no table `{table}`"))?;
+                    let StateKind::Cam { key: kt, value: vt, size } = func.states[id].kind else {
+                        return Err(format!("`{table}` is {}, not a cam", func.states[id].kind.with_article()));
+                    };
+                    let filled = cam_entries.iter().filter(|e| e.table == id).count();
+                    if *slot != filled || *slot >= size as usize {
+                        return Err(format!(
+                            "`{table}` is loaded in slot order from 0 and has {size} slots; entry for slot {slot} \
+                             comes after {filled} entries"
+                        ));
+                    }
+                    let key = BitVec::from_be_bytes(key).resize(kt.width());
+                    if cam_entries.iter().any(|e| e.table == id && e.key == key) {
+                        return Err(format!("`{table}`: a key is loaded twice"));
+                    }
+                    let value = BitVec::from_be_bytes(value).resize(vt.width());
+                    cam_entries.push(CamEntry { table: id, slot: *slot, key, value });
+                    continue;
+                }
+            };
             let id = func.state_by_name(table).ok_or_else(|| format!("the NF has no table `{table}`"))?;
             let StateKind::Tcam { key, value: ty, size } = func.states[id].kind else {
                 return Err(format!("`{table}` is {}, not a tcam", func.states[id].kind.with_article()));
@@ -158,7 +197,7 @@ impl Design {
             });
         }
         let sched = sched::schedule(&func);
-        Ok(Design { func, sched, config, init, rules })
+        Ok(Design { func, sched, config, init, rules, cam_entries })
     }
 
     /// The design of a registered NF (its `HLS_SOURCE`) under `config`, for a bus of

@@ -85,6 +85,8 @@ pub struct CycleModel {
     dst_ports: u32,
     drop_out: Option<DropReason>,
     cycles: u64,
+    /// Clock edges spent in each FSM state, then idle, then sending ([`CycleModel::state_cycles`]).
+    state_cycles: Vec<u64>,
 }
 
 /// The lowest bit of the arrival timestamp in `tuser`: bits `[127:64]` carry it in ns, as
@@ -125,6 +127,10 @@ impl CycleModel {
             let name = &design.func.states[r.table].name;
             state.set_tcam(name, r.slot, r.value, r.mask, r.result).expect("a rule Design::new checked");
         }
+        for e in &design.cam_entries {
+            let name = &design.func.states[e.table].name;
+            state.load_cam(name, e.slot, e.key, e.value).expect("an entry Design::new checked");
+        }
         CycleModel {
             design: design.clone(),
             state,
@@ -138,7 +144,20 @@ impl CycleModel {
             dst_ports: 0,
             drop_out: None,
             cycles: 0,
+            state_cycles: vec![0; design.sched.states.len() + 2],
         }
+    }
+
+    /// The design modelled.
+    pub fn design(&self) -> &Design {
+        &self.design
+    }
+
+    /// Clock edges so far per phase of the core: entry `n` for FSM state `n` (of
+    /// `design.sched.states`), then one for idle (waiting for a frame, or taking one through
+    /// the ingress checks), then one for sending. They sum to [`CycleModel::cycles`].
+    pub fn state_cycles(&self) -> &[u64] {
+        &self.state_cycles
     }
 
     /// The NF's state elements (to compare with the CPU's after a run).
@@ -181,6 +200,13 @@ impl CycleModel {
     /// otherwise idle, and the ingress takes no beat while it holds a frame.
     pub fn clock(&mut self, inputs: &Inputs) {
         self.cycles += 1;
+        let states = self.design.sched.states.len();
+        let at = match self.phase {
+            Phase::Nf(n, _) => n,
+            Phase::Idle => states,
+            Phase::Send(_) => states + 1,
+        };
+        self.state_cycles[at] += 1;
         self.drop_out = None;
         let ingress_ready = !self.ingress.full;
         match self.phase {

@@ -1578,7 +1578,10 @@ impl<'a> Gen<'a> {
                 )
             }
             StateKind::Cam { key, value, size } => {
-                hw::cam_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+                let entries: Vec<hw::LoadedEntry> = (self.d.cam_entries.iter().filter(|e| e.table == s))
+                    .map(|e| (lit(&e.key), lit(&e.value)))
+                    .collect();
+                hw::cam_module_loaded(&name, key.width() as u32, value.width() as u32, *size as u64, &entries)
             }
             StateKind::Array { ty, size } => {
                 hw::array_module_indexed(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size))

@@ -19,6 +19,10 @@ pub trait Clocked {
     /// Whether a waveform being written records the cycles from now on (a tracing model);
     /// nothing for hardware that writes none.
     fn set_recording(&mut self, _on: bool) {}
+    /// The cycle-accurate model, when that is what this is (for its profile figures).
+    fn model(&self) -> Option<&CycleModel> {
+        None
+    }
 }
 
 impl<T: Clocked + ?Sized> Clocked for Box<T> {
@@ -34,6 +38,9 @@ impl<T: Clocked + ?Sized> Clocked for Box<T> {
     fn set_recording(&mut self, on: bool) {
         (**self).set_recording(on)
     }
+    fn model(&self) -> Option<&CycleModel> {
+        (**self).model()
+    }
 }
 
 impl Clocked for CycleModel {
@@ -45,6 +52,9 @@ impl Clocked for CycleModel {
     }
     fn reset(&mut self) {
         *self = CycleModel::new(&self.design);
+    }
+    fn model(&self) -> Option<&CycleModel> {
+        Some(self)
     }
 }
 

@@ -1543,6 +1543,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     Self::bad(span)
                 }
             },
+            // All zero bytes; `N` from what the value meets (`let key: Bytes<64> = Bytes::default();`).
+            ["Bytes", "default"] => {
+                if !c.args.is_empty() {
+                    self.error(c, "`Bytes::default()` takes no arguments");
+                    return Self::bad(span);
+                }
+                let ty = self.fresh(false, None);
+                mk(ExprKind::Lib { op: LibOp::Assoc { ty: "Bytes".into(), name: "default" }, args: vec![] }, ty, span)
+            }
             ["PortMask"] | ["PortMask", _] | ["Ipv4Addr"] | ["Ipv4Addr", _] | ["Mac"] => {
                 let (ty, name) = (strs[0], strs.get(1).copied().unwrap_or(""));
                 match lib.assoc.iter().find(|(t, n, _)| *t == ty && *n == name) {
@@ -1942,6 +1951,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             Ty::PortMask => ("PortMask".into(), vec![], None),
             Ty::Option(t) => ("Option".into(), vec![(**t).clone()], None),
             Ty::Result(t, e) => ("Result".into(), vec![(**t).clone(), (**e).clone()], None),
+            Ty::Bytes(_) => ("Bytes".into(), vec![], None),
             _ => (rty.to_string(), vec![], None),
         };
         let methods = lib.value_methods(&key);
@@ -1960,8 +1970,21 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let type_name = match &rty {
             Ty::Option(_) => "Option".to_string(),
             Ty::Result(..) => "Result".to_string(),
+            Ty::Bytes(_) => "Bytes".to_string(),
             other => other.to_string(),
         };
+        // A value method that writes (`Bytes::set_byte`) changes a binding: the lowering
+        // assigns the new value to it.
+        if method.writes && !matches!(recv.kind, ExprKind::Local(_)) {
+            self.error(
+                &m.receiver,
+                format!("`{name}` changes the value it is called on: call it on a `let mut` binding (`key.{name}(…)`)"),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return Self::bad(span);
+        }
         let sig = method.sig.clone();
         self.lib_call(
             LibOp::Method { ty: type_name, method: method.name },

@@ -501,11 +501,14 @@ fn value_methods() -> Vec<(&'static str, Vec<Method>)> {
     let mask = PortMask::default();
     let opt: Option<P0> = None;
     let res: Result<P0, P1> = Ok(P0);
+    let mut bytes: Bytes<1> = Bytes::default();
     let mut out = vec![
         ("Mac", vec![m!(val mac.is_multicast()), m!(val mac.is_broadcast())]),
         ("PortMask", vec![m!(val mask.contains(p)), m!(val mask.is_empty()), m!(val mask.count())]),
         ("Option", vec![m!(val opt.is_some()), m!(val opt.is_none()), m!(val opt.unwrap_or(d))]),
         ("Result", vec![m!(val res.is_ok()), m!(val res.is_err())]),
+        // Every `Bytes<N>`: the stand-in's signatures have no `N` in them.
+        ("Bytes", vec![m!(val bytes.byte(i)), m!(mut bytes.set_byte(i, v))]),
     ];
     // `value` and `as_*` come from `arbitrary_int::Number`, which the unsigned primitives have.
     macro_rules! native {

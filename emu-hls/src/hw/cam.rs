@@ -171,7 +171,7 @@ impl<const KW: usize, const VW: usize, const N: usize> StateBlock for Cam<KW, VW
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        body(KW as u32, VW as u32, N as u64)
+        body(KW as u32, VW as u32, N as u64, &[])
     }
 }
 
@@ -183,14 +183,28 @@ pub fn cam_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Mo
     Module {
         name: name.into(),
         ports: super::keyed_table_ports(key_width, value_width),
-        items: body(key_width, value_width, size),
+        items: body(key_width, value_width, size, &[]),
     }
+}
+
+/// An entry a CAM module holds from the start: (key, value), literals of the key's and the
+/// value's widths.
+pub type LoadedEntry = (Expr, Expr);
+
+/// [`cam_module`] whose slots 0, 1, 2, … hold `entries` at start and after every reset, the
+/// victim pointer at 0: the table as `insert`s of the entries into an empty `Cam` leave it
+/// (an NF's configured table, e.g. a DNS server's zone). Other slots start empty.
+pub fn cam_module_loaded(name: &str, key_width: u32, value_width: u32, size: u64, entries: &[LoadedEntry]) -> Module {
+    assert!(entries.len() as u64 <= size, "cam_module_loaded: {} entries for {size} slots", entries.len());
+    let mut m = cam_module(name, key_width, value_width, size);
+    m.items = body(key_width, value_width, size, entries);
+    m
 }
 
 /// The body of a CAM of `n` slots of a `kw`-bit key and a `vw`-bit value, shared by the block
 /// and [`cam_module`] so that the two cannot drift apart. (The op codes do not depend on the
 /// parameters: `Cam::<1, 1, 1>`'s are every `Cam`'s.)
-fn body(kw: u32, vw: u32, n: u64) -> Vec<Item> {
+fn body(kw: u32, vw: u32, n: u64, entries: &[LoadedEntry]) -> Vec<Item> {
     let id = Expr::id;
     let sw = index_width(n);
     // A slot number as a literal, and the word of memory `mem` at slot `at`: with one
@@ -245,7 +259,17 @@ fn body(kw: u32, vw: u32, n: u64) -> Vec<Item> {
             Stmt::blocking(id("slot_value").index(id("i")), Expr::zero(vw)),
         ],
     }];
-    let mut clear = vec![Stmt::nb(id("slot_valid"), Expr::zero(n as u32))];
+    // A reset empties the table, then loads the configured entries into the lowest slots.
+    let valid = if entries.is_empty() {
+        Expr::zero(n as u32)
+    } else {
+        Expr::concat((0..n).rev().map(|i| Expr::bit((i as usize) < entries.len())).collect())
+    };
+    let mut clear = vec![Stmt::nb(id("slot_valid"), valid)];
+    for (i, (key, value)) in entries.iter().enumerate() {
+        clear.push(Stmt::nb(word("slot_key", Expr::int(i as u64)), key.clone()));
+        clear.push(Stmt::nb(word("slot_value", Expr::int(i as u64)), value.clone()));
+    }
     if n > 1 {
         clear.push(Stmt::nb(id("victim"), Expr::zero(sw)));
     }
@@ -493,6 +517,83 @@ mod test {
         same::<100, 70, 3>();
         same::<16, 8, 5>();
         same::<8, 1, 2>();
+    }
+
+    /// A CAM loaded at start (`cam_module_loaded`) under Verilator against the CPU's `Cam`
+    /// filled by the same inserts: the entries are there before any reset and again after
+    /// one, the victim pointer starts at slot 0 both times, and the other slots fill first.
+    #[test]
+    fn loaded_cam_module_is_the_cpus_after_inserts() {
+        const GET: u64 = Cam::<1, 1, 1>::OP_GET;
+        const INSERT: u64 = Cam::<1, 1, 1>::OP_INSERT;
+        const REMOVE: u64 = Cam::<1, 1, 1>::OP_REMOVE;
+        let loaded: [(u16, u8); 3] = [(0x1111, 1), (0x2222, 2), (0x3333, 3)];
+        let fresh = || {
+            let mut c: emu_core::Cam<u16, u8, 4> = emu_core::Cam::default();
+            loaded.iter().for_each(|&(k, v)| assert!(c.insert(k, v).is_none()));
+            c
+        };
+        // (reset, op, key, value)
+        let steps: &[(bool, u64, u16, u8)] = &[
+            (false, GET, 0x2222, 0),
+            (false, GET, 0x4444, 0),
+            (false, INSERT, 0x4444, 4),
+            (false, INSERT, 0x5555, 5),
+            (false, REMOVE, 0x3333, 0),
+            (false, GET, 0x1111, 0),
+            (true, GET, 0, 0),
+            (false, GET, 0x1111, 0),
+            (false, GET, 0x3333, 0),
+            (false, GET, 0x4444, 0),
+            (false, INSERT, 0x6666, 6),
+            (false, INSERT, 0x7777, 7),
+            (false, GET, 0x2222, 0),
+        ];
+        let mut cpu = fresh();
+        let (mut stimulus, mut expected) = (vec![], vec![]);
+        let hex = |v: u64| format!("{v:x}");
+        for &(reset, op, k, v) in steps {
+            stimulus.push(vec![hex(reset as u64), hex(!reset as u64), hex(op), hex(k as u64), hex(v as u64)]);
+            // A reset clears the responses.
+            let row: [String; 5] = if reset {
+                cpu = fresh();
+                ["0", "0", "0", "0", "0"].map(String::from)
+            } else {
+                let present = cpu.contains(k);
+                let (hit, value, evicted) = match op {
+                    GET => (present, cpu.get(k).unwrap_or(0), None),
+                    REMOVE => (present, cpu.remove(k).unwrap_or(0), None),
+                    _ => {
+                        let e = cpu.insert(k, v);
+                        (present, e.map_or(0, |(_, ev)| ev), e.map(|(ek, _)| ek))
+                    }
+                };
+                [
+                    "1".into(),
+                    hex(hit as u64),
+                    hex(value as u64),
+                    hex(evicted.is_some() as u64),
+                    hex(evicted.unwrap_or(0) as u64),
+                ]
+            };
+            expected.push(row.to_vec());
+        }
+        assert!(expected.iter().any(|r| r[3] == "1" && r[4] == "1111"), "slot 0 is evicted first: {expected:?}");
+        let entries: Vec<LoadedEntry> =
+            loaded.iter().map(|&(k, v)| (Expr::dec(16, k as u128), Expr::dec(8, v as u128))).collect();
+        let m = cam_module_loaded("loaded_cam", 16, 8, 4, &entries);
+        let (inputs, outputs): (Vec<_>, Vec<_>) =
+            (m.ports.iter().cloned()).filter(|p| p.name != "clock").partition(|p| p.dir == crate::verilog::Dir::Input);
+        let names: Vec<&str> = inputs.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["reset", "req_valid", "req_op", "req_key", "req_value"]);
+        let got = crate::hw::tools::verilator_replay(&m.to_string(), "loaded_cam", &inputs, &outputs, &stimulus)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got, expected, "outputs resp_valid, resp_hit, resp_value, resp_evicted, resp_evicted_key");
+        assert_eq!(
+            cam_module_loaded("m", 16, 8, 4, &[]),
+            cam_module("m", 16, 8, 4),
+            "nothing loaded: the plain module"
+        );
     }
 
     #[test]

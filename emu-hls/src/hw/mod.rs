@@ -79,7 +79,7 @@ mod tcam;
 pub mod tools;
 
 pub use array::{array_module, array_module_indexed, Array};
-pub use cam::{cam_module, Cam};
+pub use cam::{cam_module, cam_module_loaded, Cam, LoadedEntry};
 pub use counter::{counter_module, Counter};
 pub use hash_table::{crc32_matrix, hash_table_module, Crc32Matrix, HashTable};
 pub use lru::{lru_module, Lru};

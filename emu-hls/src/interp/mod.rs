@@ -269,7 +269,7 @@ impl<'a, 'p, 'd> Machine<'a, 'p, 'd> {
             Some((k, v)) => vec![BitVec::from_bool(true), k, v],
             None => vec![BitVec::from_bool(false), BitVec::zero(kw), BitVec::zero(vw)],
         };
-        Ok(match (&kind, elem, op) {
+        let out = match (&kind, elem, op) {
             (StateKind::Counter { bits }, Element::Counter(c), _) => match op {
                 StateOp::CounterInc => {
                     c.add(1);
@@ -362,7 +362,23 @@ impl<'a, 'p, 'd> Machine<'a, 'p, 'd> {
                 _ => return Err(bad(format!("{} on a queue", op.name()))),
             },
             _ => return Err(bad(format!("{} on state element {id} of another kind", op.name()))),
-        })
+        };
+        // A lookup's first result says whether it found the key: counted for profiles.
+        if matches!(
+            op,
+            StateOp::CamGet(_)
+                | StateOp::CamContains(_)
+                | StateOp::LruGet(_)
+                | StateOp::LruPeek(_)
+                | StateOp::LruContains(_)
+                | StateOp::HashGet(_)
+                | StateOp::HashContains(_)
+                | StateOp::TcamLookup(_)
+                | StateOp::TcamLookupSlot(_)
+        ) {
+            self.state.count_lookup(id, out.first().is_some_and(|f| !f.is_zero()));
+        }
+        Ok(out)
     }
 }
 

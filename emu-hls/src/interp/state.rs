@@ -614,6 +614,8 @@ fn new_array(size: u32) -> Box<dyn ArrayImpl + Send> {
 #[derive(Debug)]
 pub struct State {
     elems: Vec<(String, StateKind, Element)>,
+    /// Per element: lookups that found their key, and lookups that did not (for profiles).
+    lookups: Vec<[u64; 2]>,
 }
 
 impl State {
@@ -637,8 +639,40 @@ impl State {
                 };
                 (d.name.clone(), d.kind.clone(), e)
             })
-            .collect();
-        State { elems }
+            .collect::<Vec<_>>();
+        let lookups = vec![[0; 2]; elems.len()];
+        State { elems, lookups }
+    }
+
+    /// Counts a lookup (`get`, `peek`, `contains`, a TCAM `lookup`) of element `id`.
+    pub(crate) fn count_lookup(&mut self, id: StateId, hit: bool) {
+        if let Some(c) = self.lookups.get_mut(id.as_u32() as usize) {
+            c[usize::from(!hit)] += 1;
+        }
+    }
+
+    /// Each table (CAM, LRU, hash table, TCAM) by name, with its lookups so far that hit and
+    /// that missed, in declaration order.
+    pub fn lookup_counts(&self) -> Vec<(&str, u64, u64)> {
+        self.elems
+            .iter()
+            .zip(&self.lookups)
+            .filter(|((_, k, _), _)| {
+                matches!(k, StateKind::Cam { .. } | StateKind::Lru { .. } | StateKind::HashTable { .. } | StateKind::Tcam { .. })
+            })
+            .map(|((n, ..), c)| (n.as_str(), c[0], c[1]))
+            .collect()
+    }
+
+    /// Each queue by name with the number of values it holds.
+    pub fn queue_lens(&self) -> Vec<(&str, usize)> {
+        self.elems
+            .iter()
+            .filter_map(|(n, _, e)| match e {
+                Element::Queue(q) => Some((n.as_str(), q.len())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The element declared as `id`, with its kind.
@@ -706,6 +740,34 @@ impl State {
                 Ok(())
             }
             (k, _) => Err(format!("`{name}` is {}, not a tcam", k.with_article())),
+        }
+    }
+
+    /// Puts (`key`, `value`), resized to the declared widths, into slot `slot` of CAM `name`
+    /// as an `insert` into its next empty slot does: how configuration
+    /// (`NfDescriptor::tables`) loads a table before traffic. Entries fill slots 0, 1, 2, …
+    /// in order (so the victim pointer stays at 0, as after those inserts on the CPU); a slot
+    /// out of that order, or a key already there, is an error.
+    pub fn load_cam(&mut self, name: &str, slot: usize, key: BitVec, value: BitVec) -> Result<(), String> {
+        let (_, kind, e) =
+            self.elems.iter_mut().find(|(n, ..)| n == name).ok_or_else(|| format!("no state element `{name}`"))?;
+        match (kind, e) {
+            (StateKind::Cam { key: kt, value: vt, size }, Element::Cam(c)) => {
+                let filled = c.entries().len();
+                if slot != filled || slot >= *size as usize {
+                    return Err(format!(
+                        "`{name}` is loaded in slot order from 0 and has {size} slots; entry for slot {slot} \
+                         comes after {filled} entries"
+                    ));
+                }
+                let key = key.resize(kt.width());
+                if c.contains(key) {
+                    return Err(format!("`{name}`: a key is loaded twice"));
+                }
+                c.insert(key, value.resize(vt.width()));
+                Ok(())
+            }
+            (k, _) => Err(format!("`{name}` is {}, not a cam", k.with_article())),
         }
     }
 

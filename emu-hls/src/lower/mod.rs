@@ -227,6 +227,13 @@ fn const_of(e: &Expr) -> Option<u128> {
     }
 }
 
+/// Whether unsigned `w`-bit division by `d` (not a power of two) fits the multiplier the
+/// lowering uses: `2w + 1` bits, and `2^(w + ⌈log2 d⌉)` below 2^127.
+fn by_constant(w: u16, d: u128) -> bool {
+    let sh = 128 - (d.max(2) - 1).leading_zeros() as u16;
+    w + sh <= 126 && 2 * w + 1 <= crate::ir::bits::MAX_WIDTH
+}
+
 fn is_signed(ty: &Ty) -> bool {
     matches!(ty, Ty::Int(i) if i.signed)
 }
@@ -1230,20 +1237,43 @@ impl<'a> Lower<'a> {
             BinOp::Sub => self.b.sub(a, b),
             BinOp::Mul => self.b.mul(a, b),
             BinOp::Div | BinOp::Rem => {
-                let Some(d) = const_of(rhs).filter(|d| d.is_power_of_two() && !s) else {
+                let w = self.b.ty(a).width();
+                let Some(d) = const_of(rhs).filter(|&d| d != 0 && !s && (d.is_power_of_two() || by_constant(w, d)))
+                else {
                     return Err(LowerError::new(
                         span,
-                        "division and remainder are supported only for unsigned values by a constant power of two \
-                         (write a shift or a mask otherwise)",
+                        "division and remainder are supported only for unsigned values by a constant (only by a power \
+                         of two when the value's width and the divisor's bits pass 126; write a shift or a mask \
+                         otherwise)",
                     ));
                 };
-                let w = self.b.ty(a).width();
+                if d.is_power_of_two() {
+                    return Ok(if op == BinOp::Div {
+                        let k = self.iconst(w, d.trailing_zeros() as u128);
+                        self.b.lshr(a, k)
+                    } else {
+                        let m = self.iconst(w, d - 1);
+                        self.b.and(a, m)
+                    });
+                }
+                // Granlund and Montgomery's division by a constant: with s = ⌈log2 d⌉ and
+                // m = ⌊2^(w+s) / d⌋ + 1 (w + 1 bits), q = (x · m) >> (w + s) for every w-bit x,
+                // since m · d − 2^(w+s) ≤ d ≤ 2^s. One multiplier, no divider.
+                let sh = 128 - (d - 1).leading_zeros() as u16;
+                let m = (1u128 << (w + sh)) / d + 1;
+                let pw = 2 * w + 1;
+                let x = self.b.zext(a, pw);
+                let mc = self.iconst(pw, m);
+                let prod = self.b.mul(x, mc);
+                let k = self.iconst(pw, (w + sh) as u128);
+                let q = self.b.lshr(prod, k);
+                let q = self.b.trunc(q, w);
                 if op == BinOp::Div {
-                    let k = self.iconst(w, d.trailing_zeros() as u128);
-                    self.b.lshr(a, k)
+                    q
                 } else {
-                    let m = self.iconst(w, d - 1);
-                    self.b.and(a, m)
+                    let dc = self.iconst(w, d);
+                    let qd = self.b.mul(q, dc);
+                    self.b.sub(a, qd)
                 }
             }
             BinOp::BitAnd => self.b.and(a, b),
@@ -1640,6 +1670,10 @@ impl<'a> Lower<'a> {
                 }
                 // Tuple constructors: the value is the field's.
                 ("PortMask" | "Ipv4Addr" | "Mac", "") => Val::Scalar(sc(0)?),
+                ("Bytes", "default") => {
+                    let w = self.width(&e.ty, span)?;
+                    Val::Scalar(self.iconst(w, 0))
+                }
                 (_, "new") | (_, "masked_new") => {
                     let w = self.width(&e.ty, span)?;
                     Val::Scalar(self.b.resize(sc(0)?, w))
@@ -1660,6 +1694,18 @@ impl<'a> Lower<'a> {
         let rest = self.b.sub(lim, start);
         let zero = self.iconst(64, 0);
         self.b.select(past, rest, zero)
+    }
+
+    /// Of byte `i` (a `usize`) of a `Bytes` value: whether it is one (`i < N`), and its lowest
+    /// bit's position, `8 × (N − 1 − i)` (byte 0 is the most significant, as `Bits::write_be`).
+    fn byte_at(&mut self, bytes: Value, i: Value) -> (Value, Value) {
+        let n = (self.b.ty(bytes).width() / 8) as u128;
+        let count = self.iconst(64, n);
+        let in_range = self.b.ult(i, count);
+        let last = self.iconst(64, n - 1);
+        let from_end = self.b.sub(last, i);
+        let eight = self.iconst(64, 8);
+        (in_range, self.b.mul(from_end, eight))
     }
 
     /// `checksum::pseudo_header(src, dst, proto, len)`, `u32`.
@@ -1879,6 +1925,32 @@ impl<'a> Lower<'a> {
         let signed = is_signed(&args[0].ty);
         Ok(match (ty, method) {
             ("Mac", "is_multicast") => Val::Scalar(self.b.bit(sc(0)?, 40)),
+            ("Bytes", "byte") => {
+                let (bytes, i) = (sc(0)?, sc(1)?);
+                let (in_range, at) = self.byte_at(bytes, i);
+                let shifted = self.b.lshr(bytes, at);
+                let byte = self.b.trunc(shifted, 8);
+                let zero = self.iconst(8, 0);
+                Val::Scalar(self.b.select(in_range, byte, zero))
+            }
+            ("Bytes", "set_byte") => {
+                let (bytes, i, v) = (sc(0)?, sc(1)?, sc(2)?);
+                let ExprKind::Local(id) = &args[0].kind else {
+                    return Err(LowerError::new(span, "internal: `set_byte` on a value that is not a local"));
+                };
+                let w = self.b.ty(bytes).width();
+                let (in_range, at) = self.byte_at(bytes, i);
+                let ff = self.iconst(w, 0xff);
+                let mask = self.b.shl(ff, at);
+                let keep = self.b.not(mask);
+                let kept = self.b.and(bytes, keep);
+                let wide = self.b.zext(v, w);
+                let put = self.b.shl(wide, at);
+                let set = self.b.or(kept, put);
+                let new = self.b.select(in_range, set, bytes);
+                self.assign(&Place::Local(*id), None, Val::Scalar(new), &args[0], span)?;
+                Val::unit()
+            }
             ("Mac", "is_broadcast") => {
                 let x = sc(0)?;
                 let ones = self.b.constant(BitVec::ones(48));

@@ -602,3 +602,59 @@ fn the_back_end_names_the_elements_it_cannot_build_yet() {
         assert!(s.contains(e), "{e}\n{s}");
     }
 }
+
+/// `Bytes<N>`: `Bytes::default()` takes its width from the binding, `set_byte` changes the
+/// binding (byte 0 the most significant, a write past the end dropped), `byte` reads 0 past
+/// the end; as a `Cam` key. The interpreter gives what `emu_core::Bytes` gives.
+#[test]
+fn bytes_values_are_built_and_read_byte_by_byte() {
+    let f = lower_src(
+        r#"mod b {
+            use emu::prelude::*;
+            pub struct B { names: Cam<Bytes<6>, u8, 4> }
+            impl NetworkFunction for B {
+                fn process(&mut self, pkt: &mut Packet, _meta: &Meta) -> Action {
+                    let n = pkt.byte(14) as usize;
+                    let mut key: Bytes<6> = Bytes::default();
+                    for i in 0..8 {
+                        if i < n {
+                            key.set_byte(i, pkt.byte(15 + i));
+                        }
+                    }
+                    for i in 0..8 {
+                        pkt.set_byte(30 + i, key.byte(i));
+                    }
+                    self.names.insert(key, pkt.byte(40));
+                    pkt.set_byte(41, self.names.get(key).unwrap_or(0xee));
+                    Action::Reply
+                }
+            }
+        }"#,
+    )
+    .unwrap();
+    let mut state = crate::interp::State::new(&f);
+    for n in [0u8, 3, 6, 8] {
+        let mut frame: Vec<u8> = (0..60).map(|i| i as u8 ^ 0x5a).collect();
+        frame[12] = 0x88;
+        frame[14] = n;
+        let mut cpu = emu_core::Bytes::<6>::default();
+        for i in 0..8 {
+            if i < n as usize {
+                cpu.set_byte(i, frame[15 + i]);
+            }
+        }
+        let mut want = frame.clone();
+        for i in 0..8 {
+            want[30 + i] = cpu.byte(i);
+        }
+        want[41] = want[40];
+        let meta = emu_core::Meta { in_port: 0, len: 60, timestamp: 0 };
+        crate::interp::run(&f, &mut state, &mut emu_core::Packet::new(&mut frame, 64), &meta).unwrap();
+        assert_eq!(frame, want, "n = {n}");
+    }
+    let key = |bytes: [u8; 6]| BitVec::from_be_bytes(&bytes);
+    let entries = state.cam_entries("names").unwrap();
+    assert_eq!(entries.len(), 3, "n = 8 writes bytes 6 and 7 nowhere: n = 6's key");
+    assert_eq!(entries[0].1, key([0; 6]), "n = 0: all zero");
+    assert_eq!(entries[1].1, key([0x5a ^ 15, 0x5a ^ 16, 0x5a ^ 17, 0, 0, 0]), "n = 3");
+}

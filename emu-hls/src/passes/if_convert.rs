@@ -2,7 +2,7 @@
 
 use super::Pass;
 use crate::ir::{ActionExpr, Block, BlockCall, Cfg, Function, Inst, Op, Terminator, Value, ValueDef};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// If-conversion. For a block `A` ending in `br c, T, E`:
 ///
@@ -42,8 +42,9 @@ impl Pass for IfConvert {
 
     fn run(&mut self, func: &mut Function) -> bool {
         let mut changed = false;
-        // One conversion at a time: each changes the CFG the next one looks at.
-        while self.convert_one(func) {
+        // Rounds of conversions over one CFG each, until none is left: a conversion can make
+        // its block an arm of the branch above it, which the next round sees.
+        while self.convert_round(func) {
             changed = true;
         }
         changed
@@ -73,11 +74,22 @@ impl IfConvert {
         (single && small && safe && ends_ok).then_some(Arm { block: x, term })
     }
 
-    fn convert_one(&self, func: &mut Function) -> bool {
+    /// Converts every branch the CFG of the round's start shows convertible, leaving those
+    /// whose arms a conversion of this round changed to the next round. Arms leave the layout
+    /// and their parameters are replaced at the end: linear in the function, where a CFG per
+    /// conversion was quadratic (tens of thousands of blocks took minutes).
+    fn convert_round(&self, func: &mut Function) -> bool {
         let cfg = Cfg::new(func);
+        // Blocks whose predecessors changed this round (join targets), and hoisted arms.
+        let mut touched: HashSet<Block> = HashSet::new();
+        let mut gone: HashSet<Block> = HashSet::new();
+        let mut map: HashMap<Value, Value> = HashMap::new();
         for a in func.layout.clone() {
+            if gone.contains(&a) {
+                continue;
+            }
             let Some(Terminator::Branch(c, t, e)) = func.blocks[a].term.clone() else { continue };
-            if t.block == e.block {
+            if t.block == e.block || touched.contains(&t.block) || touched.contains(&e.block) {
                 continue;
             }
             let tarm = self.arm(func, &cfg, a, &t);
@@ -126,11 +138,18 @@ impl IfConvert {
                 None => None,
             });
             if let Some(plan) = plan {
-                apply(func, a, c, plan);
-                return true;
+                if let Plan::Join { target, .. } = &plan {
+                    touched.insert(*target);
+                }
+                apply(func, a, c, plan, &mut map, &mut gone);
             }
         }
-        false
+        if gone.is_empty() {
+            return false;
+        }
+        func.layout.retain(|b| !gone.contains(b));
+        func.replace_uses(&map);
+        true
     }
 }
 
@@ -139,10 +158,15 @@ enum Plan {
     Return { hoist: Vec<(Block, Vec<Value>)>, then_action: ActionExpr, else_action: ActionExpr },
 }
 
-/// Moves each hoisted arm's instructions to the end of `a` (its parameters replaced by the
-/// arguments `a` passed), and gives the replacement map.
-fn hoist(func: &mut Function, a: Block, arms: &[(Block, Vec<Value>)]) -> HashMap<Value, Value> {
-    let mut map = HashMap::new();
+/// Moves each hoisted arm's instructions to the end of `a` and marks the arm `gone`; its
+/// parameters go into `map` (to be replaced by the arguments `a` passed).
+fn hoist(
+    func: &mut Function,
+    a: Block,
+    arms: &[(Block, Vec<Value>)],
+    map: &mut HashMap<Value, Value>,
+    gone: &mut HashSet<Block>,
+) {
     for (arm, args) in arms {
         let params = std::mem::take(&mut func.blocks[*arm].params);
         for (p, v) in params.iter().zip(args) {
@@ -152,10 +176,8 @@ fn hoist(func: &mut Function, a: Block, arms: &[(Block, Vec<Value>)]) -> HashMap
         let insts = std::mem::take(&mut func.blocks[*arm].insts);
         func.blocks[a].insts.extend(insts);
         func.blocks[*arm].term = None;
-        func.layout.retain(|b| b != arm);
+        gone.insert(*arm);
     }
-    func.replace_uses(&map);
-    map
 }
 
 fn resolve(map: &HashMap<Value, Value>, mut v: Value) -> Value {
@@ -174,14 +196,23 @@ fn select(func: &mut Function, a: Block, c: Value, x: Value, y: Value) -> Value 
     func.results(inst)[0]
 }
 
-fn apply(func: &mut Function, a: Block, c: Value, plan: Plan) {
+fn apply(
+    func: &mut Function,
+    a: Block,
+    c: Value,
+    plan: Plan,
+    map: &mut HashMap<Value, Value>,
+    gone: &mut HashSet<Block>,
+) {
+    let c = resolve(map, c);
     match plan {
         Plan::Join { hoist: arms, target, then_args, else_args } => {
-            let map = hoist(func, a, &arms);
+            hoist(func, a, &arms, map, gone);
+            let map = &*map;
             let args: Vec<Value> = then_args
                 .iter()
                 .zip(&else_args)
-                .map(|(x, y)| (resolve(&map, *x), resolve(&map, *y)))
+                .map(|(x, y)| (resolve(map, *x), resolve(map, *y)))
                 .collect::<Vec<_>>()
                 .into_iter()
                 .map(|(x, y)| select(func, a, c, x, y))
@@ -189,10 +220,10 @@ fn apply(func: &mut Function, a: Block, c: Value, plan: Plan) {
             func.blocks[a].term = Some(Terminator::Jump(BlockCall { block: target, args }));
         }
         Plan::Return { hoist: arms, then_action, else_action } => {
-            let map = hoist(func, a, &arms);
+            hoist(func, a, &arms, map, gone);
             let action = match (then_action.arg(), else_action.arg()) {
                 (Some(x), Some(y)) => {
-                    let v = select(func, a, c, resolve(&map, x), resolve(&map, y));
+                    let v = select(func, a, c, resolve(map, x), resolve(map, y));
                     then_action.with_arg(v)
                 }
                 _ => then_action,

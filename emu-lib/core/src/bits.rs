@@ -130,6 +130,20 @@ impl<const N: usize> Default for Bytes<N> {
     }
 }
 
+impl<const N: usize> Bytes<N> {
+    /// Byte `i`, 0 past the end (as [`Packet::byte`](crate::Packet::byte): never panics).
+    pub fn byte(&self, i: usize) -> u8 {
+        self.0.get(i).copied().unwrap_or(0)
+    }
+
+    /// Sets byte `i`; dropped past the end (as [`Packet::set_byte`](crate::Packet::set_byte)).
+    pub fn set_byte(&mut self, i: usize, v: u8) {
+        if let Some(b) = self.0.get_mut(i) {
+            *b = v;
+        }
+    }
+}
+
 impl<const N: usize> Bits for Bytes<N> {
     const WIDTH: usize = 8 * N;
     const SHOWN: crate::state::Shown = crate::state::Shown::Hex;

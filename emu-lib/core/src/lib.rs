@@ -29,7 +29,7 @@ pub use addr::{Ipv4Addr, Mac};
 pub use arbitrary_int::*;
 pub use bits::{Bits, Bytes, Scalar};
 pub use nf::{
-    no_registers, no_tables, tcam_entries, Config, ConfigError, NetworkFunction, NfDescriptor, Param, TableEntry,
+    cam_entries, no_registers, no_tables, tcam_entries, Config, ConfigError, NetworkFunction, NfDescriptor, Param, TableEntry,
 };
 pub use packet::{check_frame, Meta, Packet, Timestamp, DEFAULT_MAX_FRAME};
 pub use state::{Array, Cam, Counter, HashTable, Lru, Queue, Register, Tcam};

@@ -4,7 +4,7 @@
 use crate::action::Action;
 use crate::bits::Bits;
 use crate::packet::{Meta, Packet};
-use crate::state::Tcam;
+use crate::state::{Cam, Tcam};
 use core::fmt;
 use std::collections::BTreeMap;
 
@@ -130,8 +130,9 @@ pub struct NfDescriptor {
     pub registers: fn(&Config) -> Result<Vec<(&'static str, u64)>, ConfigError>,
     /// The entries the NF's tables hold before the first packet under a configuration (the
     /// rules of a firewall, a list of open ports): what the IR and hardware tiers load, as
-    /// the CPU constructor loads them into its own elements. [`tcam_entries`] turns a built
-    /// `Tcam` into this form, so the constructor stays the one place that fills a table.
+    /// the CPU constructor loads them into its own elements. [`tcam_entries`] and
+    /// [`cam_entries`] turn a built `Tcam` or `Cam` into this form, so the constructor stays
+    /// the one place that fills a table.
     pub tables: fn(&Config) -> Result<Vec<TableEntry>, ConfigError>,
 }
 
@@ -151,6 +152,19 @@ pub enum TableEntry {
         mask: Vec<u8>,
         /// What a lookup that hits the rule returns.
         result: Vec<u8>,
+    },
+    /// An entry in `Cam` slot `slot`. A table's entries fill slots 0, 1, 2, … in order, as
+    /// [`Cam::insert`](crate::Cam::insert)s into an empty `Cam` place them (the victim pointer
+    /// stays at 0): the other tiers load them so.
+    Cam {
+        /// The `Cam` field of the state struct.
+        table: &'static str,
+        /// The slot.
+        slot: usize,
+        /// The key.
+        key: Vec<u8>,
+        /// The value.
+        value: Vec<u8>,
     },
 }
 
@@ -175,6 +189,25 @@ pub fn tcam_entries<K: Bits, V: Bits, const N: usize>(table: &'static str, tcam:
             value: be(&|o| value.write_be(o), K::BYTES),
             mask: be(&|o| mask.write_be(o), K::BYTES),
             result: be(&|o| result.write_be(o), V::BYTES),
+        })
+        .collect()
+}
+
+/// Every entry of `cam` (the field `table` of an NF's state), in slot order, as
+/// [`TableEntry`]s. The CPU constructor fills the `Cam` by inserting into an empty one, so
+/// the entries sit in slots 0, 1, 2, …, which is how the other tiers load them.
+pub fn cam_entries<K: Bits, V: Bits, const N: usize>(table: &'static str, cam: &Cam<K, V, N>) -> Vec<TableEntry> {
+    let be = |b: &dyn Fn(&mut [u8]), n: usize| {
+        let mut v = vec![0u8; n];
+        b(&mut v);
+        v
+    };
+    cam.entries()
+        .map(|(slot, key, value)| TableEntry::Cam {
+            table,
+            slot,
+            key: be(&|o| key.write_be(o), K::BYTES),
+            value: be(&|o| value.write_be(o), V::BYTES),
         })
         .collect()
 }
@@ -227,5 +260,15 @@ mod test {
             result: vec![result],
         };
         assert_eq!(e, [rule(1, [0x00, 0x50], [0xff, 0xff], 9), rule(3, [0x12, 0x34], [0xff, 0x00], 7)]);
+    }
+
+    #[test]
+    fn cam_entries_are_the_filled_slots_big_endian() {
+        let mut c: Cam<u16, u8, 4> = Cam::new();
+        c.insert(0x1234, 7);
+        c.insert(0x0050, 9);
+        let entry =
+            |slot, key: [u8; 2], value| TableEntry::Cam { table: "t", slot, key: key.to_vec(), value: vec![value] };
+        assert_eq!(cam_entries("t", &c), [entry(0, [0x12, 0x34], 7), entry(1, [0x00, 0x50], 9)]);
     }
 }

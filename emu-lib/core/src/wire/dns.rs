@@ -44,6 +44,10 @@ pub const RCODE_NOERROR: u8 = 0;
 pub const RCODE_FORMERR: u8 = 1;
 /// The name does not exist.
 pub const RCODE_NXDOMAIN: u8 = 3;
+/// The server does not implement the kind of query (the opcode).
+pub const RCODE_NOTIMP: u8 = 4;
+/// The server refuses the query (e.g. a class it has no zone for).
+pub const RCODE_REFUSED: u8 = 5;
 
 #[cfg(test)]
 mod test {
