@@ -90,6 +90,9 @@ pub struct Unit {
     full_said: bool,
     notes: Vec<Vec<u8>>,
     note_seq: u32,
+    /// A break, a watch or a trace is set: the runtime's per-packet question, kept as one
+    /// flag (recomputed after each request) so an idle unit costs a load and a branch.
+    busy: bool,
     /// Control frames too short to answer (no `seq`).
     pub unanswerable: u64,
 }
@@ -111,14 +114,16 @@ impl Unit {
             full_said: false,
             notes: Vec::new(),
             note_seq: 0,
+            busy: false,
             unanswerable: 0,
         }
     }
 
     /// Whether the unit has nothing to do per packet (no break, watch or trace): the runtime
     /// skips [`Unit::observe`] then, so an idle debugger costs one branch.
+    #[inline]
     pub fn idle(&self) -> bool {
-        !self.broken && self.trace_snap.is_none() && self.watches.iter().all(Option::is_none)
+        !self.busy
     }
 
     /// Answers one control message (header and payload, without the Ethernet header). `None`:
@@ -144,6 +149,7 @@ impl Unit {
             Ok(reply) => (Status::Ok, reply),
             Err(status) => (status, Reply::Empty),
         };
+        self.busy = self.broken || self.trace_snap.is_some() || self.watches.iter().any(Option::is_some);
         Some(encode(&Message::Reply { seq, opcode, status, reply }))
     }
 
@@ -284,6 +290,7 @@ impl Unit {
     }
 
     /// The next packet `step` or `continue` released, to process before any new arrival.
+    #[inline]
     pub fn next_released(&mut self) -> Option<(u8, Vec<u8>)> {
         self.released.pop_front()
     }

@@ -74,8 +74,15 @@ impl Debugger {
     }
 
     /// The descriptors whose readiness should wake the runner.
-    pub fn wake_fds(&self) -> Vec<BorrowedFd<'_>> {
-        self.listener.iter().map(|l| l.as_fd()).chain(self.client.iter().map(|c| c.as_fd())).collect()
+    /// Calls `f` with them (no allocation: the runner asks before every wait).
+    #[inline]
+    pub fn with_wake_fds<R>(&self, f: impl FnOnce(&[BorrowedFd<'_>]) -> R) -> R {
+        match (&self.listener, &self.client) {
+            (None, None) => f(&[]),
+            (Some(l), None) => f(&[l.as_fd()]),
+            (None, Some(c)) => f(&[c.as_fd()]),
+            (Some(l), Some(c)) => f(&[l.as_fd(), c.as_fd()]),
+        }
     }
 
     /// Whether `data` arriving on `port` is a control frame for the unit.
@@ -103,6 +110,7 @@ impl Debugger {
     }
 
     /// A packet a `step` or `continue` released.
+    #[inline]
     pub fn next_released(&mut self) -> Option<(Port, Vec<u8>)> {
         self.unit.next_released()
     }
@@ -129,12 +137,17 @@ impl Debugger {
     /// Serves the socket: a new client replaces the old one; each whole request is answered.
     /// `force` looks now; otherwise only every [`SOCKET_EVERY`] calls, so a busy runner pays
     /// for the look rarely.
+    #[inline]
     pub fn serve_socket<N: ?Sized + NetworkFunction>(&mut self, force: bool, nf: &mut N, stats: &Stats) {
         self.since_socket += 1;
-        if !force && self.since_socket < SOCKET_EVERY {
-            return;
+        if (force || self.since_socket >= SOCKET_EVERY) && (self.listener.is_some() || self.client.is_some()) {
+            self.since_socket = 0;
+            self.serve_socket_now(nf, stats);
         }
-        self.since_socket = 0;
+    }
+
+    #[inline(never)]
+    fn serve_socket_now<N: ?Sized + NetworkFunction>(&mut self, nf: &mut N, stats: &Stats) {
         if let Some(l) = &self.listener {
             if let Ok((stream, _)) = l.accept() {
                 if stream.set_nonblocking(true).is_ok() {

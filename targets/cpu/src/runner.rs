@@ -222,7 +222,7 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
                 let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as Timestamp);
                 return Ok(Some((Frame::new(port, now, data), true)));
             }
-            let arrival = device.receive_or_wake(&dbg.wake_fds())?;
+            let arrival = dbg.with_wake_fds(|fds| device.receive_or_wake(fds))?;
             match arrival {
                 Arrival::Frame(f) => return Ok(Some((f, false))),
                 Arrival::End => return Ok(None),
