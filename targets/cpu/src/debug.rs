@@ -239,17 +239,7 @@ fn listen(path: &Path) -> std::io::Result<UnixListener> {
 }
 
 fn in_frame(dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
-    in_frame_from(UNIT_MAC, dst, msg)
-}
-
-fn in_frame_from(src: [u8; 6], dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(14 + msg.len());
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(&src);
-    f.extend_from_slice(&protocol::ETHERTYPE.to_be_bytes());
-    f.extend_from_slice(msg);
-    f.resize(f.len().max(60), 0);
-    f
+    protocol::frame(dst, UNIT_MAC, msg)
 }
 
 /// The runner's own counters, after the NF's state: what arrived, left and was dropped on
@@ -412,7 +402,7 @@ pub struct FrameTransport(pub EtherSocket);
 
 impl Transport for FrameTransport {
     fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
-        let f = in_frame_from(self.0.mac, [0xff; 6], msg);
+        let f = protocol::frame([0xff; 6], self.0.mac, msg);
         self.0.send(&f).map_err(|e| std::io::Error::other(e.to_string()))
     }
 
