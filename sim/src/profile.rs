@@ -274,6 +274,13 @@ impl NetworkFunction for Profiled {
             _ => Vec::new(),
         }
     }
+
+    fn probes(&self) -> Option<&'static std::thread::LocalKey<emu_core::probe::Probes>> {
+        match &self.subject {
+            Subject::Native(nf, _) => nf.probes(),
+            _ => None,
+        }
+    }
 }
 
 impl ProfileHandle {

@@ -122,6 +122,13 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
             return Err(format!("--ports {n} does not match the {ports} interfaces given; leave --ports out"));
         }
     }
+    // Every argument is checked before an interface is opened or a line printed.
+    if let Some(p) = a.debug_port.filter(|&p| p as usize >= ports) {
+        return Err(format!(
+            "--debug-port {p}: the run has ports 0 to {} (one per --iface); give the management interface's port",
+            ports - 1
+        ));
+    }
     let mut nf = build(desc, config)?;
     let mut profile = None;
     if a.profile.is_some() {
@@ -139,9 +146,6 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
     eprintln!("{}: running on {}; Ctrl-C stops", desc.name, names.join(", "));
     let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(a.pcap.max_frame);
     if a.debug_port.is_some() || a.debug_socket.is_some() {
-        if let Some(p) = a.debug_port.filter(|&p| p as usize >= ports) {
-            return Err(format!("--debug-port {p}: the run has ports 0 to {}", ports - 1));
-        }
         let options = DebugOptions { port: a.debug_port, socket: a.debug_socket.clone() };
         let debugger = Debugger::new(desc.name, &options).map_err(|e| format!("the debug channel: {e}"))?;
         if let Some(path) = &a.debug_socket {

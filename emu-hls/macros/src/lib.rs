@@ -33,6 +33,48 @@
 //! assert_eq!(elements[0].1.read(0), Some(3u64.to_be_bytes().to_vec()));
 //! ```
 //!
+//! Probes (`emu::probe!(name, value)`, `emu::count!(name)`, see `emu::probe`) become the
+//! debugger's symbols after the fields; the macro numbers them, types them from the checked
+//! source, and adds the module's probe table:
+//!
+//! ```
+//! #[emu::nf(ports = 2, window = 64)]
+//! pub mod ttl_watch {
+//!     use emu::prelude::*;
+//!
+//!     #[derive(Default)]
+//!     pub struct TtlWatch {
+//!         pub frames: Counter,
+//!     }
+//!
+//!     impl NetworkFunction for TtlWatch {
+//!         fn process(&mut self, pkt: &mut Packet, _meta: &Meta) -> Action {
+//!             self.frames.inc();
+//!             if pkt.ethernet().ethertype() != 0x0800 {
+//!                 emu::count!(not_ipv4);
+//!                 return Action::Drop(DropReason::Unsupported);
+//!             }
+//!             emu::probe!(last_ttl, pkt.ipv4().ttl());
+//!             Action::Flood
+//!         }
+//!     }
+//! }
+//!
+//! use emu::{Meta, NetworkFunction, Packet};
+//! let mut nf = ttl_watch::TtlWatch::default();
+//! let mut frame = vec![0u8; 60];
+//! frame[12..14].copy_from_slice(&[0x08, 0x00]); // IPv4
+//! frame[14] = 0x45;
+//! frame[22] = 64; // TTL
+//! nf.process(&mut Packet::new(&mut frame, 64), &Meta { in_port: 0, len: 60, timestamp: 0 });
+//! nf.probes().expect("the module has probes").with(|p| {
+//!     assert_eq!(p.decls()[0].name, "not_ipv4");
+//!     assert_eq!(p.decls()[1].name, "last_ttl");
+//!     assert_eq!(p.read(0), 0u64.to_be_bytes());
+//!     assert_eq!(p.read(1), [64]);
+//! });
+//! ```
+//!
 //! The attribute goes on an inline module: the state struct, its `impl NetworkFunction`, the
 //! helpers and constants. The module is left exactly as written, so the CPU target compiles the
 //! same code; the macro adds three constants to it:
@@ -193,11 +235,15 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     let source = module.to_token_stream().to_string();
     // With a bad `window` the checks of constant window indices are skipped, not guessed.
     let options = Options { window: args.window.unwrap_or(usize::MAX) };
-    if let Err(found) = check_module(&module, &options) {
-        for e in found {
-            push(&mut errors, syn::Error::new_spanned(SpanRange(e.start, e.end), e.message));
+    let probes = match check_module(&module, &options) {
+        Ok(nf) => nf.probes,
+        Err(found) => {
+            for e in found {
+                push(&mut errors, syn::Error::new_spanned(SpanRange(e.start, e.end), e.message));
+            }
+            Vec::new()
         }
-    }
+    };
     let ports = args.ports.unwrap_or(0);
     let window = args.window.unwrap_or(0);
     let consts: [syn::Item; 3] = [
@@ -220,6 +266,17 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
         // the method would add errors about the same fields.
         if errors.is_none() {
             add_elements(items);
+        }
+        let checked = errors.is_none();
+        let mut rewrite = ProbeRewrite { probes: &probes, checked, errors: None };
+        for item in items.iter_mut() {
+            syn::visit_mut::VisitMut::visit_item_mut(&mut rewrite, item);
+        }
+        if let Some(e) = rewrite.errors {
+            push(&mut errors, e);
+        }
+        if checked && !probes.is_empty() {
+            add_probes(items, &probes);
         }
     }
     let errors = errors.map(|e| e.to_compile_error());
@@ -259,6 +316,146 @@ fn add_elements(items: &mut [syn::Item]) {
     let method: syn::ImplItem = syn::parse_quote! {
         fn elements(&mut self) -> ::std::vec::Vec<(&'static str, &mut dyn ::emu::state::Element)> {
             ::std::vec![#((#names, &mut self.#fields as &mut dyn ::emu::state::Element)),*]
+        }
+    };
+    for item in items.iter_mut() {
+        if let syn::Item::Impl(i) = item {
+            if i.trait_
+                .as_ref()
+                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "NetworkFunction"))
+            {
+                i.items.push(method);
+                return;
+            }
+        }
+    }
+}
+
+/// `emu::probe!` or `emu::count!` (with or without the `emu::`): `Some(true)` for a probe.
+fn probe_macro(mac: &syn::Macro) -> Option<bool> {
+    let segs: Vec<String> = mac.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["emu", m] | [m] if m == "probe" || m == "count" => Some(m == "probe"),
+        _ => None,
+    }
+}
+
+/// Replaces each `emu::probe!(name, value)` with a write of `value` into the module's probe
+/// table and each `emu::count!(name)` with an increment, by the probe's number.
+struct ProbeRewrite<'a> {
+    probes: &'a [emu_hls::front::ast::Probe],
+    /// The module passed the checks: the probes are numbered. Otherwise each macro becomes
+    /// its value alone, so the checker's errors are the only ones.
+    checked: bool,
+    errors: Option<syn::Error>,
+}
+
+impl ProbeRewrite<'_> {
+    fn replace(&mut self, mac: &syn::Macro) -> Option<syn::Expr> {
+        let is_probe = probe_macro(mac)?;
+        let args = mac
+            .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+            .ok()
+            .filter(|a| a.len() == if is_probe { 2 } else { 1 })?;
+        let value = args.get(1);
+        let name = match &args[0] {
+            syn::Expr::Path(p) => p.path.get_ident()?.to_string(),
+            _ => return None,
+        };
+        let index = self.probes.iter().position(|p| p.name == name);
+        let index = match (self.checked, index) {
+            (true, Some(i)) => i,
+            (true, None) => {
+                // Only a function `process` does not reach can hold a probe the checker did
+                // not see.
+                push(
+                    &mut self.errors,
+                    syn::Error::new_spanned(
+                        mac,
+                        format!(
+                            "`{name}` is in a function `process` never calls, so no packet passes it; probes go in \
+                             `process` or the functions it calls"
+                        ),
+                    ),
+                );
+                return Some(syn::parse_quote!(()));
+            }
+            (false, _) => {
+                return Some(match value {
+                    Some(v) => syn::parse_quote!({ let _ = #v; }),
+                    None => syn::parse_quote!(()),
+                })
+            }
+        };
+        Some(match value {
+            Some(v) => syn::parse_quote!({
+                let __emu_probe_value = #v;
+                __EMU_PROBES.with(|p| p.record(#index, __emu_probe_value));
+            }),
+            None => syn::parse_quote!(__EMU_PROBES.with(|p| p.count(#index))),
+        })
+    }
+}
+
+impl syn::visit_mut::VisitMut for ProbeRewrite<'_> {
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Macro(m) = e {
+            if let Some(new) = self.replace(&m.mac) {
+                *e = new;
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_stmt_mut(&mut self, s: &mut syn::Stmt) {
+        if let syn::Stmt::Macro(m) = s {
+            if let Some(new) = self.replace(&m.mac) {
+                *s = syn::Stmt::Expr(new, Some(Default::default()));
+                return;
+            }
+        }
+        syn::visit_mut::visit_stmt_mut(self, s);
+    }
+}
+
+/// Declares the module's probe table (one per thread) and writes `NetworkFunction::probes`.
+fn add_probes(items: &mut Vec<syn::Item>, probes: &[emu_hls::front::ast::Probe]) {
+    use emu_hls::front::ast::Ty;
+    let decls = probes.iter().map(|p| {
+        let name = &p.name;
+        let (kind, width, shown) = match &p.value {
+            None => (quote!(Count), 64, quote!(Uint)),
+            Some(t) => {
+                let shown = match t {
+                    Ty::Bool => quote!(Bool),
+                    Ty::Mac => quote!(Mac),
+                    Ty::Ipv4Addr => quote!(Ipv4),
+                    Ty::Bytes(_) => quote!(Hex),
+                    _ => quote!(Uint),
+                };
+                (quote!(Value), t.width().expect("the checker gave the probe a width") as usize, shown)
+            }
+        };
+        quote! {
+            ::emu::probe::ProbeDecl {
+                name: #name,
+                kind: ::emu::probe::ProbeKind::#kind,
+                shape: ::emu::state::Shape { width: #width, shown: ::emu::state::Shown::#shown },
+            }
+        }
+    });
+    items.push(syn::parse_quote! {
+        ::std::thread_local! {
+            /// The values of this module's `emu::probe!`s and `emu::count!`s (one table per
+            /// thread; see `emu::probe`).
+            #[doc(hidden)]
+            pub static __EMU_PROBES: ::emu::probe::Probes = ::emu::probe::Probes::new(&[#(#decls),*]);
+        }
+    });
+    let method: syn::ImplItem = syn::parse_quote! {
+        fn probes(&self) -> ::std::option::Option<&'static ::std::thread::LocalKey<::emu::probe::Probes>> {
+            ::std::option::Option::Some(&__EMU_PROBES)
         }
     };
     for item in items.iter_mut() {

@@ -1,8 +1,9 @@
 //! The debug symbol table `emu hls` writes: every state element with its kind, widths and the
-//! address the debug unit (issue 7) will serve it at, as JSON.
+//! address the debug unit (issue 7) will serve it at, then the probes (`emu::probe!`,
+//! `emu::count!`) the same way, as JSON.
 
 use super::Design;
-use crate::ir::StateKind;
+use crate::ir::{StateKind, StateRole};
 use serde_json::{json, Value};
 
 /// The address space of each element in the register interface: element `n` at
@@ -12,11 +13,11 @@ pub const ELEMENT_STRIDE: u64 = 0x1000;
 /// The symbol table of `design`.
 pub fn symbols(design: &Design) -> Value {
     let f = &design.func;
-    let elements: Vec<Value> = f
-        .states
+    let all: Vec<(usize, &crate::ir::StateDecl)> = f.states.iter().map(|(_, s)| s).enumerate().collect();
+    let elements: Vec<Value> = all
         .iter()
-        .enumerate()
-        .map(|(n, (_, s))| {
+        .filter(|(_, s)| s.role == StateRole::Field)
+        .map(|&(n, s)| {
             let address = ELEMENT_STRIDE * (n as u64 + 1);
             let mut e = json!({
                 "name": s.name,
@@ -52,6 +53,27 @@ pub fn symbols(design: &Design) -> Value {
             e
         })
         .collect();
+    // Probes are registers and counters like the fields (the same `instance` naming), listed
+    // apart because the debugger shows them as probes, after the fields.
+    let probes: Vec<Value> = all
+        .iter()
+        .filter(|(_, s)| s.role != StateRole::Field)
+        .map(|&(n, s)| {
+            let address = ELEMENT_STRIDE * (n as u64 + 1);
+            let (kind, width) = match &s.kind {
+                StateKind::Register { ty } => ("probe", ty.width()),
+                StateKind::Counter { bits } => ("counter", *bits),
+                other => unreachable!("a probe is a register or a counter, not {other}"),
+            };
+            json!({
+                "name": s.name,
+                "kind": kind,
+                "width": width,
+                "address": format!("0x{address:08x}"),
+                "instance": format!("nf.st_{}", crate::verilog::identifier(&s.name)),
+            })
+        })
+        .collect();
     json!({
         "nf": f.name,
         "module": design.top_name(),
@@ -62,6 +84,6 @@ pub fn symbols(design: &Design) -> Value {
             {"name": "drops", "kind": "port", "ports": ["stat_drop_valid", "stat_drop_reason"],
              "note": "one pulse per dropped frame with its DropReason code"}
         ],
-        "probes": [],
+        "probes": probes,
     })
 }

@@ -27,6 +27,19 @@ pub struct Nf {
     /// Functions of the module that `process` does not reach (constructors, configuration):
     /// they run only on the CPU and were not checked.
     pub cpu_only: Vec<String>,
+    /// The `emu::probe!`s and `emu::count!`s of the functions above, each name once, in the
+    /// order they first appear (`fns` in order, each in source order): the debugger's
+    /// symbols after the state's fields.
+    pub probes: Vec<Probe>,
+}
+
+/// A probe of the NF's source ([`LibOp::Probe`], [`LibOp::Count`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The name given to the macro.
+    pub name: String,
+    /// `Some(type of the value)` for `emu::probe!`, `None` for `emu::count!`.
+    pub value: Option<Ty>,
 }
 
 /// The NF's state struct.
@@ -550,6 +563,11 @@ pub enum LibOp {
         /// The function (`new`, `single`; `""` for a tuple-struct constructor).
         name: &'static str,
     },
+    /// `emu::probe!(name, value)`: `args[0]` is the value; the probe is `Nf::probes`' entry
+    /// of that name.
+    Probe(String),
+    /// `emu::count!(name)`: no args.
+    Count(String),
 }
 
 /// The types of the subset.

@@ -431,7 +431,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                      the module's items)",
                 ),
                 syn::Stmt::Macro(m) => {
-                    self.macro_error(&m.mac);
+                    let span = m.mac.span();
+                    if let Some(e) = self.probe_macro(&m.mac, span) {
+                        stmts.push(Stmt::Expr(e));
+                    }
                 }
                 syn::Stmt::Expr(e, semi) => {
                     let ex = self.expr(e);
@@ -657,10 +660,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 }
                 Self::bad(span)
             }
-            syn::Expr::Macro(m) => {
-                self.macro_error(&m.mac);
-                Self::bad(span)
-            }
+            syn::Expr::Macro(m) => self.probe_macro(&m.mac, span).unwrap_or_else(|| Self::bad(span)),
             syn::Expr::Closure(c) => {
                 self.error(c, "closures are not in the subset; write a function of the NF module and call it");
                 Self::bad(span)
@@ -714,6 +714,51 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 Self::bad(span)
             }
         }
+    }
+
+    /// `emu::probe!(name, value)` or `emu::count!(name)` (also without the `emu::`); any other
+    /// macro is an error (`None`).
+    fn probe_macro(&mut self, mac: &syn::Macro, span: Span) -> Option<Expr> {
+        let segs: Vec<String> = mac.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let which = match segs.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["emu", m] | [m] if m == "probe" || m == "count" => m == "probe",
+            _ => {
+                self.macro_error(mac);
+                return None;
+            }
+        };
+        let usage = if which {
+            "`emu::probe!(name, value)` takes a name (an identifier) and a value, e.g. `emu::probe!(last_ttl, ip.ttl())`"
+        } else {
+            "`emu::count!(name)` takes a name (an identifier), e.g. `emu::count!(bad_checksum)`"
+        };
+        let args = match mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated) {
+            Ok(a) => a,
+            Err(e) => {
+                self.cx.errors.push(Error::at(e.span(), format!("{e}; {usage}")));
+                return None;
+            }
+        };
+        let name = match args.first() {
+            Some(syn::Expr::Path(p)) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident().expect("checked").to_string()
+            }
+            _ => {
+                self.error(mac, usage);
+                return None;
+            }
+        };
+        if args.len() != if which { 2 } else { 1 } {
+            self.error(mac, usage);
+            return None;
+        }
+        let (op, args) = if which {
+            let value = self.expr(&args[1]);
+            (LibOp::Probe(name), vec![value])
+        } else {
+            (LibOp::Count(name), vec![])
+        };
+        Some(mk(ExprKind::Lib { op, args }, Ty::unit(), span))
     }
 
     fn macro_error(&mut self, mac: &syn::Macro) {

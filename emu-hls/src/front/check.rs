@@ -236,6 +236,7 @@ pub(crate) fn check_items(
         i += 1;
     }
     recursion(&mut cx, &calls);
+    let probes = probes(&mut cx, &fns);
 
     let reached: Vec<&FnKey> = cx.registry.iter().collect();
     let mut cpu_only: Vec<String> = cx
@@ -261,7 +262,136 @@ pub(crate) fn check_items(
         consts: cx.consts_used,
         enums: cx.enums_used,
         cpu_only,
+        probes,
     })
+}
+
+/// The probes of the checked functions, each name once, in the order they first appear. A
+/// name is one probe: the same kind and type everywhere, and not a state field's.
+fn probes(cx: &mut Cx<'_>, fns: &[Option<Func>]) -> Vec<Probe> {
+    let mut found = Vec::new();
+    for f in fns.iter().flatten() {
+        walk_block(&f.body, &mut |e| match &e.kind {
+            ExprKind::Lib { op: LibOp::Probe(name), args } => {
+                found.push((name.clone(), Some(args[0].ty.clone()), e.span))
+            }
+            ExprKind::Lib { op: LibOp::Count(name), .. } => found.push((name.clone(), None, e.span)),
+            _ => {}
+        });
+    }
+    let mut out: Vec<Probe> = Vec::new();
+    for (name, value, span) in found {
+        let what = |v: &Option<Ty>| match v {
+            Some(t) => format!("`emu::probe!` of a `{t}`"),
+            None => "`emu::count!`".to_string(),
+        };
+        if let Some(p) = out.iter().find(|p| p.name == name) {
+            if p.value != value {
+                let message = format!(
+                    "the probe `{name}` is {} here but {} before; one name is one probe: give this one another name",
+                    what(&value),
+                    what(&p.value)
+                );
+                cx.errors.push(Error::at(span, message));
+            }
+            continue;
+        }
+        if cx.state.fields.iter().any(|f| f.name == name) {
+            let message = format!(
+                "`{name}` is a field of the state struct; a probe is a symbol of its own: give it another name"
+            );
+            cx.errors.push(Error::at(span, message));
+            continue;
+        }
+        if let Some(t) = &value {
+            let fits =
+                matches!(t, Ty::Bool | Ty::Mac | Ty::Ipv4Addr | Ty::Bytes(_)) || matches!(t, Ty::Int(i) if !i.signed);
+            if !fits || !t.width().is_some_and(|w| (1..=crate::ir::MAX_WIDTH as u32).contains(&w)) {
+                let message = format!(
+                    "a probe's value is an unsigned integer, `bool`, `Mac`, `Ipv4Addr` or `Bytes<N>` (at most {} \
+                     bits), not `{t}`; probe a field of it, or cast it",
+                    crate::ir::MAX_WIDTH
+                );
+                cx.errors.push(Error::at(span, message));
+                continue;
+            }
+        }
+        out.push(Probe { name, value });
+    }
+    out
+}
+
+/// Calls `f` on every expression of `b`, outer before inner, in source order.
+fn walk_block(b: &Block, f: &mut impl FnMut(&Expr)) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Let { init, els, .. } => {
+                if let Some(e) = init {
+                    walk_expr(e, f);
+                }
+                if let Some(b) = els {
+                    walk_block(b, f);
+                }
+            }
+            Stmt::Expr(e) => walk_expr(e, f),
+        }
+    }
+    if let Some(t) = &b.tail {
+        walk_expr(t, f);
+    }
+}
+
+fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    match &e.kind {
+        ExprKind::Int(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Const { .. }
+        | ExprKind::Local(_)
+        | ExprKind::SelfField(_)
+        | ExprKind::MetaField(_)
+        | ExprKind::WindowByte(_)
+        | ExprKind::Borrow { .. }
+        | ExprKind::Break
+        | ExprKind::Continue => {}
+        ExprKind::Field { base, .. } => walk_expr(base, f),
+        ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) => walk_expr(arg, f),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            walk_expr(lhs, f);
+            walk_expr(rhs, f);
+        }
+        ExprKind::Tuple(v)
+        | ExprKind::Variant { args: v, .. }
+        | ExprKind::Call { args: v, .. }
+        | ExprKind::Lib { args: v, .. } => {
+            for x in v {
+                walk_expr(x, f);
+            }
+        }
+        ExprKind::Assign { value, .. } => walk_expr(value, f),
+        ExprKind::If { cond, then, els } => {
+            walk_expr(cond, f);
+            walk_block(then, f);
+            if let Some(x) = els {
+                walk_expr(x, f);
+            }
+        }
+        ExprKind::Match { scrutinee, arms } => {
+            walk_expr(scrutinee, f);
+            for arm in arms {
+                if let Some(g) = &arm.guard {
+                    walk_expr(g, f);
+                }
+                walk_expr(&arm.body, f);
+            }
+        }
+        ExprKind::For { body, .. } | ExprKind::Block(body) => walk_block(body, f),
+        ExprKind::Return(v) => {
+            if let Some(x) = v {
+                walk_expr(x, f);
+            }
+        }
+    }
 }
 
 fn check_fn(cx: &mut Cx<'_>, key: &FnKey) -> (Option<Func>, Vec<(usize, Span)>) {

@@ -158,6 +158,11 @@ impl Builder {
         self.func.add_state(name, StateKind::Counter { bits })
     }
 
+    /// Marks state element `s` as a probe or a count (declared as a field).
+    pub fn set_state_role(&mut self, s: StateId, role: super::StateRole) {
+        self.func.states[s].role = role;
+    }
+
     /// Declares `register<ty>` called `name`.
     pub fn register(&mut self, name: &str, ty: Type) -> StateId {
         self.func.add_state(name, StateKind::Register { ty })

@@ -173,6 +173,20 @@ pub struct StateDecl {
     pub name: String,
     /// Kind and shape.
     pub kind: StateKind,
+    /// A field of the state struct, or a probe of the source.
+    pub role: StateRole,
+}
+
+/// Where a state element comes from: the debugger lists the struct's fields, then the probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StateRole {
+    /// A field of the state struct.
+    #[default]
+    Field,
+    /// `emu::probe!(name, value)`: a register holding the last value.
+    Probe,
+    /// `emu::count!(name)`: a 64-bit counter.
+    Count,
 }
 
 /// Where a value comes from.
@@ -388,7 +402,7 @@ impl Function {
 
     /// Declares a state element.
     pub fn add_state(&mut self, name: &str, kind: StateKind) -> StateId {
-        self.states.push(StateDecl { name: name.to_string(), kind })
+        self.states.push(StateDecl { name: name.to_string(), kind, role: StateRole::Field })
     }
 
     /// The state element called `name`.

@@ -51,8 +51,8 @@ pub use builder::{field, header, Builder, Evicted, Maybe, Var};
 pub use cfg::{Cfg, DomTree};
 pub use entity::{Arena, EntityRef, SecondaryMap};
 pub use function::{
-    ActionExpr, Block, BlockCall, BlockData, Function, Inst, InstData, StateDecl, StateId, StateKind, Terminator,
-    Value, ValueData, ValueDef,
+    ActionExpr, Block, BlockCall, BlockData, Function, Inst, InstData, StateDecl, StateId, StateKind, StateRole,
+    Terminator, Value, ValueData, ValueDef,
 };
 pub use op::{Addr, BinaryOp, CastOp, CmpOp, Effect, MetaField, Op, StateOp, SumScope, UnaryOp};
 pub use parse::{parse, ParseError};

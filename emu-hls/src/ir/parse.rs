@@ -8,7 +8,8 @@
 use super::bits::BitVec;
 use super::entity::EntityRef;
 use super::function::{
-    ActionExpr, Block, BlockCall, Function, InstData, StateId, StateKind, Terminator, Value, ValueData, ValueDef,
+    ActionExpr, Block, BlockCall, Function, InstData, StateId, StateKind, StateRole, Terminator, Value, ValueData,
+    ValueDef,
 };
 use super::op::{Addr, BinaryOp, CastOp, CmpOp, MetaField, Op, StateOp, SumScope, UnaryOp};
 use super::types::Type;
@@ -335,11 +336,23 @@ impl Parser {
                 }
             };
             c.punct('>')?;
+            let role = match c.toks.get(c.pos) {
+                Some(Tok::Ident(r)) if r == "probe" || r == "count" => {
+                    c.pos += 1;
+                    if r == "probe" {
+                        StateRole::Probe
+                    } else {
+                        StateRole::Count
+                    }
+                }
+                _ => StateRole::Field,
+            };
             c.end()?;
             if self.func.state_by_name(&name).is_some() {
                 return Err(format!("state element `{name}` is declared twice"));
             }
-            self.func.add_state(&name, kind);
+            let id = self.func.add_state(&name, kind);
+            self.func.states[id].role = role;
             return Ok(());
         }
         if first.starts_with("block") && matches!(c.toks.get(1), Some(Tok::P(':' | '('))) {

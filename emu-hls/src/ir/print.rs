@@ -32,7 +32,12 @@ use core::fmt::{self, Write};
 pub fn write_function(w: &mut dyn Write, func: &Function) -> fmt::Result {
     writeln!(w, "fn {}(window={}) {{", func.name, func.window)?;
     for (_, s) in func.states.iter() {
-        writeln!(w, "    state {}: {}", s.name, s.kind)?;
+        let role = match s.role {
+            super::StateRole::Field => "",
+            super::StateRole::Probe => " probe",
+            super::StateRole::Count => " count",
+        };
+        writeln!(w, "    state {}: {}{role}", s.name, s.kind)?;
     }
     for (n, &b) in func.layout.iter().enumerate() {
         if n > 0 || !func.states.is_empty() {

@@ -27,11 +27,13 @@
 //! [`LowerError`] with the construct's span — never a panic.
 
 use crate::front::ast::{
-    Arm, BinOp, Block as AstBlock, ElementKind, Expr, ExprKind, FieldKind, Func, LibOp, LocalId, Pat, PatKind, Place,
-    Stmt, Ty, UnOp, Variant,
+    Arm, BinOp, Block as AstBlock, Element, ElementKind, Expr, ExprKind, FieldKind, Func, LibOp, LocalId, Pat, PatKind,
+    Place, Stmt, Ty, UnOp, Variant,
 };
 use crate::front::Nf;
-use crate::ir::{field, u, ActionExpr, Addr, BitVec, Block, BlockCall, Builder, CmpOp, Function, StateId, Value, Var};
+use crate::ir::{
+    field, u, ActionExpr, Addr, BitVec, Block, BlockCall, Builder, CmpOp, Function, StateId, StateRole, Value, Var,
+};
 use emu_core::DropReason;
 use proc_macro2::Span;
 use std::collections::{BTreeSet, HashMap};
@@ -341,6 +343,28 @@ impl<'a> Lower<'a> {
                 },
             };
             self.states.insert(f.name.clone(), (id, f.kind.clone()));
+        }
+        // Probes after the fields, as the debugger numbers them: a register for a value, a
+        // 64-bit counter for a count.
+        for p in &self.nf.probes {
+            let (id, kind, role) = match &p.value {
+                Some(ty) => {
+                    let w = self.width(ty, Span::call_site())?;
+                    let kind = FieldKind::Element(Element {
+                        kind: ElementKind::Register,
+                        types: vec![ty.clone()],
+                        sizes: vec![],
+                    });
+                    (self.b.register(&p.name, u(w)), kind, StateRole::Probe)
+                }
+                None => {
+                    let kind =
+                        FieldKind::Element(Element { kind: ElementKind::Counter, types: vec![], sizes: vec![64] });
+                    (self.b.counter(&p.name, 64), kind, StateRole::Count)
+                }
+            };
+            self.b.set_state_role(id, role);
+            self.states.insert(p.name.clone(), (id, kind));
         }
         Ok(())
     }
@@ -1628,6 +1652,16 @@ impl<'a> Lower<'a> {
             LibOp::State { field: name, element, method, .. } => {
                 let s = self.state(name, span)?;
                 self.state_call(s, *element, method, &vals, args, &e.ty, span)?
+            }
+            LibOp::Probe(name) => {
+                let s = self.state(name, span)?;
+                self.b.reg_set(s, sc(0)?);
+                Val::unit()
+            }
+            LibOp::Count(name) => {
+                let s = self.state(name, span)?;
+                self.b.counter_inc(s);
+                Val::unit()
             }
             LibOp::Checksum(name) => match *name {
                 "fold" => {

@@ -121,7 +121,7 @@ fn used_values(func: &Function) -> HashSet<Value> {
         match t {
             crate::ir::Terminator::Branch(c, ..) => mark(&mut used, &mut work, *c),
             crate::ir::Terminator::Return(a) => {
-                for v in a.arg() {
+                if let Some(v) = a.arg() {
                     mark(&mut used, &mut work, v);
                 }
             }

@@ -21,6 +21,7 @@ pub mod bits;
 pub mod craft;
 pub mod nf;
 pub mod packet;
+pub mod probe;
 pub mod state;
 pub mod wire;
 

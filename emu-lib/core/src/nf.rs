@@ -38,6 +38,13 @@ pub trait NetworkFunction {
     fn elements(&mut self) -> Vec<(&'static str, &mut dyn crate::state::Element)> {
         Vec::new()
     }
+
+    /// The module's `emu::probe!`s and `emu::count!`s ([`crate::probe`]), which a debugger
+    /// shows after [`elements`](NetworkFunction::elements). `#[emu::nf]` writes this method
+    /// when the module has probes; `None` (the default) when it has none.
+    fn probes(&self) -> Option<&'static std::thread::LocalKey<crate::probe::Probes>> {
+        None
+    }
 }
 
 /// A run-time option of an NF, given on the command line as `--NAME VALUE`.

@@ -416,6 +416,10 @@ impl NetworkFunction for Reporting {
         self.0.elements()
     }
 
+    fn probes(&self) -> Option<&'static std::thread::LocalKey<emu::probe::Probes>> {
+        self.0.probes()
+    }
+
     fn summary(&self) -> String {
         let n = &self.0;
         let mut s = String::new();

@@ -770,6 +770,10 @@ impl NetworkFunction for Reporting {
     fn elements(&mut self) -> Vec<(&'static str, &mut dyn emu::state::Element)> {
         self.0.elements()
     }
+
+    fn probes(&self) -> Option<&'static std::thread::LocalKey<emu::probe::Probes>> {
+        self.0.probes()
+    }
 }
 
 impl Drop for Reporting {

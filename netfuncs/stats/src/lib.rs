@@ -397,6 +397,10 @@ impl NetworkFunction for Reporting {
     fn elements(&mut self) -> Vec<(&'static str, &mut dyn emu::state::Element)> {
         self.nf.elements()
     }
+
+    fn probes(&self) -> Option<&'static std::thread::LocalKey<emu::probe::Probes>> {
+        self.nf.probes()
+    }
 }
 
 const TOP: Param = Param {

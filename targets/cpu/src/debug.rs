@@ -7,6 +7,7 @@
 
 use crate::live::EtherSocket;
 use crate::stats::Stats;
+use emu::probe::{ProbeKind, Probes};
 use emu::state::{Element, EntryError};
 use emu::{DropReason, NetworkFunction, Port, Verdict};
 use emu_debug::client::Transport;
@@ -16,6 +17,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
+use std::thread::LocalKey;
 use std::time::{Duration, Instant};
 
 /// The source MAC of the unit's in-band replies and notifications ("emu" in ASCII, locally
@@ -246,19 +248,32 @@ fn in_frame(dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
 /// each port, and drops by reason (index = the reason's code).
 const AUTO: [&str; 4] = ["rx_packets", "tx_packets", "dropped", "drops"];
 
-/// The NF's state and the runner's counters as the unit sees them.
+/// The NF's state, its probes and the runner's counters as the unit sees them, numbered in
+/// that order.
 struct View<'a> {
     elements: Vec<(&'static str, &'a mut dyn Element)>,
+    probes: Option<&'static LocalKey<Probes>>,
     stats: &'a Stats,
 }
 
 impl<'a> View<'a> {
     fn new<N: ?Sized + NetworkFunction>(nf: &'a mut N, stats: &'a Stats) -> View<'a> {
-        View { elements: nf.elements(), stats }
+        let probes = nf.probes();
+        View { elements: nf.elements(), probes, stats }
+    }
+
+    fn probe_count(&self) -> usize {
+        self.probes.map_or(0, |p| p.with(|p| p.decls().len()))
+    }
+
+    /// Probe number `k` if symbol `id` is a probe.
+    fn probe(&self, id: u16) -> Option<usize> {
+        let k = (id as usize).checked_sub(self.elements.len())?;
+        (k < self.probe_count()).then_some(k)
     }
 
     fn auto(&self, id: u16) -> Option<(usize, u32)> {
-        let k = (id as usize).checked_sub(self.elements.len())?;
+        let k = (id as usize).checked_sub(self.elements.len() + self.probe_count())?;
         let size = if k == 3 { 256 } else { self.stats.ports().len() as u32 };
         (k < AUTO.len()).then_some((k, size))
     }
@@ -290,8 +305,28 @@ impl Inspect for View<'_> {
                 }
             })
             .collect();
+        if let Some(p) = self.probes {
+            p.with(|p| {
+                for d in p.decls() {
+                    let kind = match d.kind {
+                        ProbeKind::Value => SymbolKind::Probe,
+                        ProbeKind::Count => SymbolKind::Counter,
+                    };
+                    out.push(SymbolInfo {
+                        kind: kind.code(),
+                        size: 1,
+                        key_width: 0,
+                        value_width: d.shape.width as u16,
+                        key_format: 0,
+                        value_format: d.shape.shown as u8,
+                        name: d.name.to_string(),
+                    });
+                }
+            });
+        }
+        let first_auto = out.len();
         for (k, name) in AUTO.iter().enumerate() {
-            let (_, size) = self.auto((self.elements.len() + k) as u16).expect("an automatic counter");
+            let (_, size) = self.auto((first_auto + k) as u16).expect("an automatic counter");
             out.push(SymbolInfo {
                 kind: SymbolKind::AutoCounter.code(),
                 size,
@@ -309,6 +344,9 @@ impl Inspect for View<'_> {
         if let Some((_, e)) = self.elements.get(id as usize) {
             return e.read(index as usize).ok_or(Status::BadIndex);
         }
+        if let (Some(k), Some(p)) = (self.probe(id), self.probes) {
+            return if index == 0 { Ok(p.with(|p| p.read(k))) } else { Err(Status::BadIndex) };
+        }
         let (k, size) = self.auto(id).ok_or(Status::NoSuchSymbol)?;
         if index >= size {
             return Err(Status::BadIndex);
@@ -325,6 +363,14 @@ impl Inspect for View<'_> {
 
     fn write(&mut self, id: u16, index: u32, entry: &[u8]) -> Result<(), Status> {
         let automatic = self.auto(id).is_some();
+        if let (Some(k), Some(p)) = (self.probe(id), self.probes) {
+            // A count is the NF's counter; a value probe only the NF writes.
+            return match p.with(|p| p.decls()[k].kind) {
+                ProbeKind::Value => Err(Status::ReadOnly),
+                ProbeKind::Count if index != 0 => Err(Status::BadIndex),
+                ProbeKind::Count => p.with(|p| p.write_count(k, entry)).then_some(()).ok_or(Status::BadValue),
+            };
+        }
         match self.elements.get_mut(id as usize) {
             Some((_, e)) => e.write(index as usize, entry).map_err(status),
             None if automatic => Err(Status::ReadOnly),
@@ -342,6 +388,12 @@ impl Inspect for View<'_> {
     }
 
     fn reset(&mut self, id: u16) -> Result<(), Status> {
+        if let (Some(k), Some(p)) = (self.probe(id), self.probes) {
+            return match p.with(|p| p.write_count(k, &[0; 8])) {
+                true => Ok(()),
+                false => Err(Status::BadValue),
+            };
+        }
         match self.elements.get_mut(id as usize) {
             Some((_, e)) => e.reset().then_some(()).ok_or(Status::BadValue),
             None => Err(Status::ReadOnly),
