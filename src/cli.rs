@@ -16,6 +16,7 @@ Examples:
   emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
   emu hls learning-switch -o hw/
   emu synth learning-switch --width 64
+  emu synth learning-switch --width 64 --debug -o synth/ls-64-debug
   emu synth learning-switch --board icebreaker
   emu netfpga learning-switch -o sume/
   emu new my-nf
@@ -78,7 +79,8 @@ Examples:
   emu hls learning-switch -o hw/learning-switch
   emu hls icmp-echo --ip 10.0.0.1 --width 64 -o hw/icmp-echo
   emu hls icmp-echo -p ip=10.0.0.1 -p mac=02:00:00:00:00:01 -o hw/icmp-echo
-  emu hls my_nf.rs --max-frame 9018 -o hw/my-nf";
+  emu hls my_nf.rs --max-frame 9018 -o hw/my-nf
+  emu hls learning-switch --debug -o hw/learning-switch-dbg";
 
 #[derive(Args)]
 pub(crate) struct HlsArgs {
@@ -100,6 +102,10 @@ pub(crate) struct HlsArgs {
     /// The module to compile when the file holds several #[emu::nf] modules
     #[arg(long, value_name = "NAME")]
     pub module: Option<String>,
+    /// Build the debug unit into the NF (break/step, state access, watchpoints behind the
+    /// dbg_* register port; docs/debug-protocol.md)
+    #[arg(long)]
+    pub debug: bool,
 }
 
 const SYNTH_EXAMPLES: &str = "\
@@ -132,6 +138,7 @@ synth_xilinx and about a minute through the iCE40 flow.
 
 Examples:
   emu synth learning-switch --width 64
+  emu synth learning-switch --width 64 --debug -o synth/ls-64-debug
   emu synth learning-switch --width 256 --part xc7vx690t -o synth/ls-256
   emu synth icmp-echo --ip 10.0.0.1 --width 64
   emu synth learning-switch --board icebreaker
@@ -167,6 +174,9 @@ pub(crate) struct SynthArgs {
     /// The module to compile when the file holds several #[emu::nf] modules
     #[arg(long, value_name = "NAME")]
     pub module: Option<String>,
+    /// Synthesize with the debug unit built in (to see its cost)
+    #[arg(long)]
+    pub debug: bool,
 }
 
 const NETFPGA_EXAMPLES: &str = "\

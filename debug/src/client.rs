@@ -451,6 +451,7 @@ fn explain(s: Status) -> String {
         Status::NoSlot => "no free watchpoint slot (`unwatch SLOT` one)",
         Status::NotBroken => "not broken: `break` first",
         Status::Busy => "the hardware was busy; try again",
+        Status::Unsupported => "this target's debug unit cannot do that yet",
         other => other.name(),
     };
     why.to_string()

@@ -4,5 +4,6 @@
 #![deny(missing_docs)]
 
 pub mod client;
+pub mod hw;
 pub mod protocol;
 pub mod unit;

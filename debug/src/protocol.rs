@@ -126,6 +126,9 @@ codes! {
         Duplicate = 11, "duplicate";
         /// The hardware's state port was in use; retry.
         Busy = 12, "busy";
+        /// The target's unit cannot do this (yet): the hardware unit's table entries, traces
+        /// and recorded packets.
+        Unsupported = 13, "unsupported";
     }
 }
 

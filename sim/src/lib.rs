@@ -12,6 +12,7 @@
 #![deny(unsafe_code)]
 
 pub mod diff;
+pub mod hw_debug;
 pub mod hw_tier;
 pub mod ir_tier;
 pub mod plot;

@@ -23,7 +23,7 @@
 //!
 //! | Function | What |
 //! |---|---|
-//! | `uint32_t emu_vl_abi(void)` | the interface's version (1) |
+//! | `uint32_t emu_vl_abi(void)` | the interface's version (2) |
 //! | `uint32_t emu_vl_data_bits(void)` | the SUME data width built for, 64 or 256 |
 //! | `uint32_t emu_vl_traced(void)` | 1 when built with `--trace` |
 //! | `void* emu_vl_new(void)` / `void emu_vl_free(void*)` | a model (own `VerilatedContext`) |
@@ -33,6 +33,8 @@
 //! | `void emu_vl_get_outputs(void*, EmuOutputs*)` | every output |
 //! | `int emu_vl_trace_open(void*, const char*)` | start a VCD (0, or −1 without `--trace`) |
 //! | `void emu_vl_trace_dump(void*, uint64_t)` / `void emu_vl_trace_close(void*)` | write a time step / finish |
+//! | `uint32_t emu_vl_debug(void)` | 1 when the NF has the debug unit's register port |
+//! | `void emu_vl_set_debug(void*, const EmuDebugIn*)` / `void emu_vl_get_debug(void*, EmuDebugOut*)` | its request for the next edge / its response |
 //!
 //! `EmuInputs` and `EmuOutputs` are [`RawInputs`] and [`RawOutputs`]: wide ports (`tdata`,
 //! `tuser`) as arrays of 32-bit words, least significant first (frame byte `i` of a beat is
@@ -55,7 +57,7 @@ use std::time::{Duration, Instant, SystemTime};
 pub const SHIM: &str = include_str!("verilator_shim.cpp");
 
 /// The shim's interface version (`emu_vl_abi`).
-const ABI: u32 = 1;
+const ABI: u32 = 2;
 
 /// The shared library in a model's directory.
 const LIB: &str = "libemu_vl.so";
@@ -123,6 +125,33 @@ pub struct RawOutputs {
     pub stat_drop_reason: u8,
 }
 
+/// `EmuDebugIn` of the shim: a request on the debug unit's register port.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct RawDebugIn {
+    addr: u32,
+    wdata: u32,
+    valid: u8,
+    write: u8,
+}
+
+/// `EmuDebugOut` of the shim.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct RawDebugOut {
+    rdata: u32,
+    valid: u8,
+}
+
+/// A request on the debug unit's register port (emu_hls::backend::debug).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DebugRequest {
+    /// Read the word at the address.
+    Read(u32),
+    /// Write the word to the address.
+    Write(u32, u32),
+}
+
 type Handle = *mut c_void;
 
 /// The shim's functions, valid while `_lib` is loaded.
@@ -136,6 +165,9 @@ struct Api {
     trace_open: unsafe extern "C" fn(Handle, *const c_char) -> c_int,
     trace_dump: unsafe extern "C" fn(Handle, u64),
     trace_close: unsafe extern "C" fn(Handle),
+    set_debug: unsafe extern "C" fn(Handle, *const RawDebugIn),
+    get_debug: unsafe extern "C" fn(Handle, *mut RawDebugOut),
+    debug: bool,
     data_bits: u32,
     traced: bool,
     _lib: Library,
@@ -161,6 +193,9 @@ impl Api {
         if abi != ABI {
             return Err(format!("{} has shim interface {abi}, not {ABI}: delete it and rebuild", path.display()));
         }
+        let debug: unsafe extern "C" fn() -> u32 = sym!(b"emu_vl_debug\0");
+        // SAFETY: as above.
+        let debug = unsafe { debug() != 0 };
         Ok(Api {
             new: sym!(b"emu_vl_new\0"),
             free: sym!(b"emu_vl_free\0"),
@@ -171,6 +206,9 @@ impl Api {
             trace_open: sym!(b"emu_vl_trace_open\0"),
             trace_dump: sym!(b"emu_vl_trace_dump\0"),
             trace_close: sym!(b"emu_vl_trace_close\0"),
+            set_debug: sym!(b"emu_vl_set_debug\0"),
+            get_debug: sym!(b"emu_vl_get_debug\0"),
+            debug,
             data_bits,
             traced,
             _lib: lib,
@@ -202,6 +240,8 @@ pub struct VerilatorModel {
     paused: bool,
     tdata_fault: Option<Vec<u8>>,
     dir: PathBuf,
+    /// The debug request for the next edge (cleared by it).
+    debug_in: RawDebugIn,
 }
 
 // SAFETY: the model's C++ objects belong to this value alone (their own `VerilatedContext`)
@@ -489,6 +529,7 @@ impl Recipe {
             format!("-DEMU_TOP_CLASS=V{top}"),
             format!("-DEMU_DATA_BITS={data_bits}"),
             format!("-DEMU_TRACE={}", trace as u8),
+            format!("-DEMU_DEBUG={}", design.config.debug as u8),
         ];
         let mut h = Fnv64::default();
         h.part(b"emu-sim verilator model 1");
@@ -640,6 +681,7 @@ impl VerilatorModel {
             paused: false,
             tdata_fault: None,
             dir,
+            debug_in: RawDebugIn::default(),
         }
     }
 
@@ -687,6 +729,29 @@ impl VerilatorModel {
         self.bus_bytes
     }
 
+    /// Whether the model has the debug unit's register port (built with `HwConfig::debug`).
+    pub fn has_debug(&self) -> bool {
+        self.api.debug
+    }
+
+    /// Presents `req` on the debug unit's port at the next clock edge (one cycle, alongside
+    /// the stream's inputs); its response shows in [`debug_response`](Self::debug_response)
+    /// after that edge.
+    pub fn debug_request(&mut self, req: DebugRequest) {
+        self.debug_in = match req {
+            DebugRequest::Read(addr) => RawDebugIn { addr, wdata: 0, valid: 1, write: 0 },
+            DebugRequest::Write(addr, wdata) => RawDebugIn { addr, wdata, valid: 1, write: 1 },
+        };
+    }
+
+    /// The debug unit's response this cycle: the word read (0 after a write).
+    pub fn debug_response(&self) -> Option<u32> {
+        let mut o = RawDebugOut::default();
+        // SAFETY: the model is live; `o` is a valid `EmuDebugOut`.
+        unsafe { (self.api.get_debug)(self.model, &mut o) };
+        (o.valid & 1 != 0).then_some(o.rdata)
+    }
+
     /// The raw outputs of the current cycle.
     pub fn raw_outputs(&self) -> RawOutputs {
         let mut o = RawOutputs::default();
@@ -708,8 +773,10 @@ impl VerilatorModel {
         unsafe {
             (self.api.set_clock)(self.model, 0);
             (self.api.set_inputs)(self.model, &self.inputs);
+            (self.api.set_debug)(self.model, &self.debug_in);
             (self.api.eval)(self.model);
         }
+        self.debug_in = RawDebugIn::default();
         self.dump();
         self.time += 5;
         // SAFETY: as above.

@@ -1,7 +1,8 @@
 // emu-sim's C ABI over a Verilated NF module (sim/src/verilator.rs loads it with libloading).
 // `EMU_TOP_HEADER` and `EMU_TOP_CLASS` name Verilator's class of the top module ("Vemu_nf.h",
 // Vemu_nf); `EMU_DATA_BITS` is the SUME data width (64 or 256);
-// `EMU_TRACE` 1 when the model was Verilated with --trace. The port types differ with the
+// `EMU_TRACE` 1 when the model was Verilated with --trace; `EMU_DEBUG` 1 when the NF module has
+// the debug unit's register port (emu-hls backend/debug.rs). The port types differ with the
 // width (QData or VlWide<8> for tdata, CData or IData for tkeep), so every port is set and
 // read through the overloads of `put` and `get`, from and to little-endian 32-bit words.
 #include <cstddef>
@@ -40,6 +41,19 @@ struct EmuOutputs {
     uint8_t stat_drop_reason;
 };
 
+// The debug unit's register port: a request for the next clock edge, and the response.
+struct EmuDebugIn {
+    uint32_t addr;
+    uint32_t wdata;
+    uint8_t valid;
+    uint8_t write;
+};
+
+struct EmuDebugOut {
+    uint32_t rdata;
+    uint8_t valid;
+};
+
 struct EmuModel {
     VerilatedContext* ctx;
     Top* top;
@@ -70,7 +84,7 @@ static inline void get(const VlWide<N>& p, uint32_t* w) {
 }
 
 // The version of this interface, checked by the loader.
-EMU_API uint32_t emu_vl_abi(void) { return 1; }
+EMU_API uint32_t emu_vl_abi(void) { return 2; }
 
 // The data width the model was built for.
 EMU_API uint32_t emu_vl_data_bits(void) { return EMU_DATA_BITS; }
@@ -119,6 +133,34 @@ EMU_API void emu_vl_set_inputs(void* p, const EmuInputs* in) {
     t->s_axis_tvalid = in->s_axis_tvalid & 1;
     t->s_axis_tlast = in->s_axis_tlast & 1;
     t->m_axis_tready = in->m_axis_tready & 1;
+}
+
+// 1 when the model has the debug unit's port.
+EMU_API uint32_t emu_vl_debug(void) { return EMU_DEBUG; }
+
+EMU_API void emu_vl_set_debug(void* p, const EmuDebugIn* in) {
+#if EMU_DEBUG
+    Top* t = ((EmuModel*)p)->top;
+    t->dbg_req_valid = in->valid & 1;
+    t->dbg_req_write = in->write & 1;
+    t->dbg_req_addr = in->addr;
+    t->dbg_req_wdata = in->wdata;
+#else
+    (void)p;
+    (void)in;
+#endif
+}
+
+EMU_API void emu_vl_get_debug(void* p, EmuDebugOut* out) {
+#if EMU_DEBUG
+    Top* t = ((EmuModel*)p)->top;
+    out->valid = t->dbg_resp_valid;
+    out->rdata = t->dbg_resp_rdata;
+#else
+    (void)p;
+    out->valid = 0;
+    out->rdata = 0;
+#endif
 }
 
 EMU_API void emu_vl_eval(void* p) { ((EmuModel*)p)->top->eval(); }

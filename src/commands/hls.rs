@@ -43,7 +43,7 @@ pub(crate) fn run(
     let source = resolve(registry, a, config_of)?;
     let label = &source.label;
 
-    let design = design(&source, a.width, a.max_frame)?;
+    let design = design(&source, a.width, a.max_frame, a.debug)?;
     let modules = verilog_modules(label, &design)?;
     let report_text = report::report(&design);
     let symbol_table = symbols::symbols(&design);
@@ -67,6 +67,9 @@ pub(crate) fn run(
         a.width, source.window, source.ports, a.max_frame
     );
     println!("  FSM states: {}", design.sched.states.len());
+    if a.debug {
+        println!("  with the debug unit: register port dbg_* (emu-hls backend/debug.rs has its map)");
+    }
     println!(
         "  cycles per packet, 64-byte frames: {cycles} ({paths} path{} through the NF; report.md has {})",
         if paths == 1 { "" } else { "s" },
@@ -82,8 +85,9 @@ pub(crate) fn run(
     Ok(0)
 }
 
-/// `source` compiled and scheduled for a bus of `width` bits and frames up to `max_frame` bytes.
-pub(crate) fn design(source: &Source, width: usize, max_frame: usize) -> Result<Design, String> {
+/// `source` compiled and scheduled for a bus of `width` bits and frames up to `max_frame` bytes,
+/// with the debug unit when `debug`.
+pub(crate) fn design(source: &Source, width: usize, max_frame: usize, debug: bool) -> Result<Design, String> {
     let label = &source.label;
     let func = emu_hls::compile(&source.text, source.window).map_err(|e| format!("{label}: {e}"))?;
     let config = HwConfig {
@@ -92,6 +96,7 @@ pub(crate) fn design(source: &Source, width: usize, max_frame: usize) -> Result<
         max_frame,
         registers: source.registers.clone(),
         tables: source.tables.clone(),
+        debug,
     };
     Design::new(func, config).map_err(|e| format!("{label}: {e}"))
 }

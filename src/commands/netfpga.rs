@@ -48,9 +48,10 @@ pub(crate) fn run(
         max_frame: a.max_frame,
         params: a.params.clone(),
         module: a.module.clone(),
+        debug: false,
     };
     let source = hls::resolve(registry, &hls_args, config_of)?;
-    let design = hls::design(&source, a.width, a.max_frame)?;
+    let design = hls::design(&source, a.width, a.max_frame, false)?;
     let modules = hls::verilog_modules(&source.label, &design)?;
     let (verilog, _stale) = hls::write_verilog(out, &modules)?;
     let relative: Vec<String> = modules.iter().map(|(name, _)| format!("verilog/{name}.v")).collect();

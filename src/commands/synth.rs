@@ -143,9 +143,10 @@ pub(crate) fn run(
         max_frame: a.max_frame,
         params: a.params.clone(),
         module: a.module.clone(),
+        debug: a.debug,
     };
     let source = hls::resolve(registry, &hls_args, config_of)?;
-    let design = hls::design(&source, width, a.max_frame)?;
+    let design = hls::design(&source, width, a.max_frame, a.debug)?;
     let modules = hls::verilog_modules(&source.label, &design)?;
     let nf = design.func.name.replace('_', "-");
     let target = board.map_or_else(|| a.part.clone(), |b| b.name.to_string());

@@ -40,6 +40,7 @@
 //! Next: a third stage, so the core processes a frame while the one before is sent (DESIGN
 //! §4's ingress → core → egress FIFOs).
 
+pub mod debug;
 pub mod model;
 pub mod report;
 pub mod rtl;
@@ -69,12 +70,15 @@ pub struct HwConfig {
     /// The tables' entries before the first packet (`NfDescriptor::tables`): their contents
     /// at start and after every reset.
     pub tables: Vec<emu_core::TableEntry>,
+    /// Build the debug unit ([`debug`]) into the NF module, with its register port. Only the
+    /// Verilog has it; the cycle model is the build without it (which it matches, idle).
+    pub debug: bool,
 }
 
 impl HwConfig {
     /// A bus of `width_bits` (64 or 256), 4 ports, 1518-byte frames, no registers.
     pub fn new(width_bits: usize) -> HwConfig {
-        HwConfig { bus_bytes: width_bits / 8, ports: 4, max_frame: 1518, registers: vec![], tables: vec![] }
+        HwConfig { bus_bytes: width_bits / 8, ports: 4, max_frame: 1518, registers: vec![], tables: vec![], debug: false }
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 /// The address space of each element in the register interface: element `n` at
 /// `ELEMENT_STRIDE * (n + 1)`, entries at consecutive 32-bit words inside it.
-pub const ELEMENT_STRIDE: u64 = 0x1000;
+pub const ELEMENT_STRIDE: u64 = emu_debug::hw::SYMBOL_STRIDE as u64;
 
 /// The symbol table of `design`.
 pub fn symbols(design: &Design) -> Value {

@@ -1,0 +1,353 @@
+//! The hardware debug unit's register map, and [`HwUnit`]: the protocol served over those
+//! registers, for a host that reaches the unit's register port (the Verilator model's port, or
+//! the SUME's AXI4-Lite through the driver).
+//!
+//! The hardware does the work — it holds frames at the core's input, steps them, writes state
+//! only between frames, compares watched values after each frame — and `HwUnit` turns messages
+//! into register reads and writes: no packet passes through the host. The register map is
+//! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
+//!
+//! What the hardware unit does not do yet answers `unsupported`: table entries (read, write,
+//! lookup), traces, and recording the packet that fired a watch. It holds [`HOLD_DEPTH`] frame
+//! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
+//! dropped and none passes, so it never sends `hold_full`.
+
+use crate::protocol::{
+    decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
+    UnitStatus, WatchOp,
+};
+
+/// The ID register's value: "EMUD".
+pub const ID: u32 = 0x454d_5544;
+/// The hardware's watchpoint comparators.
+pub const WATCH_SLOTS: usize = 4;
+/// Frames the hardware holds on `break`.
+pub const HOLD_DEPTH: u16 = 1;
+/// Words of the staging register: values of up to 256 bits.
+pub const DATA_WORDS: usize = 8;
+/// Each symbol's address window: symbol `n` at `SYMBOL_STRIDE * (n + 1)`.
+pub const SYMBOL_STRIDE: u32 = 0x1000;
+
+/// Register addresses (bytes).
+#[allow(missing_docs)]
+pub mod reg {
+    pub const ID: u32 = 0x000;
+    pub const CAPS: u32 = 0x004;
+    pub const CONTROL: u32 = 0x008;
+    pub const STEP: u32 = 0x00c;
+    pub const STATUS: u32 = 0x010;
+    pub const PACKETS: u32 = 0x014;
+    pub const RESULT: u32 = 0x018;
+    pub const DATA: u32 = 0x020;
+    pub const COMMIT: u32 = 0x040;
+    pub const WATCH: u32 = 0x100;
+    pub const WATCH_STRIDE: u32 = 0x20;
+    pub const W_SYM: u32 = 0x00;
+    pub const W_OP: u32 = 0x04;
+    pub const W_OPERAND: u32 = 0x08;
+    pub const W_HITS: u32 = 0x10;
+    pub const W_PACKET: u32 = 0x14;
+    pub const W_VALUE: u32 = 0x18;
+    /// STATUS bits.
+    pub const BROKEN: u32 = 1;
+    pub const HELD: u32 = 2;
+    pub const EMPTY: u32 = 4;
+    /// WATCH[s].SYM: armed.
+    pub const ARMED: u32 = 1 << 31;
+
+    /// Word `k` (least significant first) of symbol `n`'s value.
+    pub fn symbol(n: usize, k: usize) -> u32 {
+        super::SYMBOL_STRIDE * (n as u32 + 1) + 4 * k as u32
+    }
+
+    /// Register `off` of watch slot `s`.
+    pub fn watch(s: usize, off: u32) -> u32 {
+        WATCH + WATCH_STRIDE * s as u32 + off
+    }
+}
+
+/// The unit's register port, as the host reaches it.
+pub trait Registers {
+    /// The word at `addr`.
+    fn read(&mut self, addr: u32) -> u32;
+    /// Writes `value` to `addr`.
+    fn write(&mut self, addr: u32, value: u32);
+    /// Lets the hardware run a while: until its step credits are used, or no frame has come
+    /// for long enough that none is waiting.
+    fn settle(&mut self);
+}
+
+/// Times a `write` is retried while the core is busy with a frame.
+const BUSY_RETRIES: usize = 64;
+
+/// The protocol over a hardware unit's registers.
+pub struct HwUnit {
+    nf: String,
+    symbols: Vec<SymbolInfo>,
+    last_seq: Option<u32>,
+    /// Per slot: armed on (symbol, index), and the hits seen so far.
+    watches: [Option<(u16, u64)>; WATCH_SLOTS],
+    notes: u32,
+    hits: u32,
+}
+
+fn value_bytes(s: &SymbolInfo) -> usize {
+    (s.value_width as usize).div_ceil(8)
+}
+
+/// A register or counter: the only symbols whose value the hardware unit reaches.
+fn scalar(s: &SymbolInfo) -> bool {
+    [SymbolKind::Register, SymbolKind::Counter, SymbolKind::Probe].iter().any(|k| k.code() == s.kind)
+}
+
+impl HwUnit {
+    /// A unit for the NF `nf` whose symbols (state fields, then probes, numbered as in
+    /// `symbols.json`) are `symbols`.
+    pub fn new(nf: &str, symbols: Vec<SymbolInfo>) -> HwUnit {
+        HwUnit { nf: nf.into(), symbols, last_seq: None, watches: [None; WATCH_SLOTS], notes: 0, hits: 0 }
+    }
+
+    /// Checks that the hardware is a debug unit with these symbols: `Err` says what differs.
+    pub fn check(&self, regs: &mut dyn Registers) -> Result<(), String> {
+        let id = regs.read(reg::ID);
+        if id != ID {
+            return Err(format!("no debug unit answers (ID reads 0x{id:08x}, not 0x{ID:08x}): build with the unit"));
+        }
+        let n = regs.read(reg::CAPS) & 0xffff;
+        if n as usize != self.symbols.len() {
+            return Err(format!("the hardware has {n} symbols, the NF {}: rebuild the hardware", self.symbols.len()));
+        }
+        Ok(())
+    }
+
+    /// Answers a request (encoded, without the Ethernet header): the encoded reply, or `None`
+    /// for a message that is not a request.
+    pub fn control(&mut self, bytes: &[u8], regs: &mut dyn Registers) -> Option<Vec<u8>> {
+        let (seq, request) = match decode(bytes) {
+            Ok(Message::Request { seq, request }) => (seq, request),
+            Ok(_) => return None,
+            Err(e) => return e.reply(),
+        };
+        let opcode = request.opcode().code();
+        if self.last_seq == Some(seq) {
+            return Some(encode(&Message::Reply { seq, opcode, status: Status::Duplicate, reply: Reply::Empty }));
+        }
+        self.last_seq = Some(seq);
+        let (status, reply) = match self.execute(request, regs) {
+            Ok(reply) => (Status::Ok, reply),
+            Err(status) => (status, Reply::Empty),
+        };
+        Some(encode(&Message::Reply { seq, opcode, status, reply }))
+    }
+
+    /// Watch hits since the last call, as notification messages (encoded).
+    pub fn poll(&mut self, regs: &mut dyn Registers) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for slot in 0..WATCH_SLOTS {
+            let Some((id, seen)) = self.watches[slot] else { continue };
+            let hits = regs.read(reg::watch(slot, reg::W_HITS)) as u64;
+            if hits == seen {
+                continue;
+            }
+            self.watches[slot] = Some((id, hits));
+            self.hits += 1;
+            let packet_no = regs.read(reg::watch(slot, reg::W_PACKET)) as u64;
+            let value = regs.read(reg::watch(slot, reg::W_VALUE)) as u64
+                | (regs.read(reg::watch(slot, reg::W_VALUE + 4)) as u64) << 32;
+            let n = value_bytes(&self.symbols[id as usize]);
+            let value = value.to_be_bytes()[8 - n..].to_vec();
+            let notification =
+                Notification::WatchHit { slot: slot as u8, id, index: 0, packet_no, value, packet: None };
+            out.push(encode(&Message::Notification { seq: self.notes, notification }));
+            self.notes += 1;
+        }
+        out
+    }
+
+    fn symbol(&self, id: u16) -> Result<&SymbolInfo, Status> {
+        self.symbols.get(id as usize).ok_or(Status::NoSuchSymbol)
+    }
+
+    /// A register's or counter's value, big-endian.
+    fn read_value(&self, id: u16, regs: &mut dyn Registers) -> Result<Vec<u8>, Status> {
+        let s = self.symbol(id)?;
+        if !scalar(s) {
+            return Err(Status::Unsupported);
+        }
+        let words: Vec<u32> =
+            (0..(s.value_width as usize).div_ceil(32)).map(|k| regs.read(reg::symbol(id as usize, k))).collect();
+        let be: Vec<u8> = words.iter().rev().flat_map(|w| w.to_be_bytes()).collect();
+        Ok(be[be.len() - value_bytes(s)..].to_vec())
+    }
+
+    fn write_value(&self, id: u16, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
+        let s = self.symbol(id)?;
+        if !scalar(s) {
+            return Err(Status::Unsupported);
+        }
+        if s.kind == SymbolKind::Probe.code() {
+            return Err(Status::ReadOnly);
+        }
+        let w = s.value_width as usize;
+        let above = (value.len() * 8).saturating_sub(w);
+        if value.len() != value_bytes(s) || (above > 0 && value[0] >> (8 - above) != 0) {
+            return Err(Status::BadValue);
+        }
+        let mut padded = vec![0u8; 4 * DATA_WORDS - value.len()];
+        padded.extend_from_slice(value);
+        for k in 0..DATA_WORDS {
+            let at = 4 * (DATA_WORDS - 1 - k);
+            let word = u32::from_be_bytes(padded[at..at + 4].try_into().expect("4 bytes"));
+            regs.write(reg::DATA + 4 * k as u32, word);
+        }
+        for _ in 0..BUSY_RETRIES {
+            regs.write(reg::COMMIT, id as u32);
+            match regs.read(reg::RESULT) {
+                0 => return Ok(()),
+                12 => regs.settle(),
+                code => return Err(Status::from_code(code as u8).unwrap_or(Status::Unsupported)),
+            }
+        }
+        Err(Status::Busy)
+    }
+
+    fn held(regs: &mut dyn Registers) -> u16 {
+        (regs.read(reg::STATUS) & reg::HELD != 0) as u16
+    }
+
+    fn execute(&mut self, request: Request, regs: &mut dyn Registers) -> Result<Reply, Status> {
+        Ok(match request {
+            Request::Hello => Reply::Hello(Hello {
+                symbols: self.symbols.len() as u16,
+                watch_slots: WATCH_SLOTS as u8,
+                trace_depth: 0,
+                hold_depth: HOLD_DEPTH,
+                broken: regs.read(reg::CONTROL) & 1 != 0,
+                tracing: false,
+                nf: self.nf.clone(),
+            }),
+            Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
+            Request::Read { id, index } => {
+                let v = self.read_value(id, regs)?;
+                if index != 0 {
+                    return Err(Status::BadIndex);
+                }
+                Reply::Entry(v)
+            }
+            Request::Write { id, index, entry } => {
+                self.symbol(id)?;
+                if index != 0 && scalar(self.symbol(id)?) {
+                    return Err(Status::BadIndex);
+                }
+                self.write_value(id, &entry, regs)?;
+                Reply::Empty
+            }
+            Request::Lookup { id, .. } => {
+                self.symbol(id)?;
+                return Err(Status::Unsupported);
+            }
+            Request::Counters { first, index, count } => {
+                let mut out = Vec::new();
+                let counter = SymbolKind::Counter.code();
+                for (id, s) in self.symbols.iter().enumerate().skip(first as usize) {
+                    if out.len() >= count as usize {
+                        break;
+                    }
+                    if s.kind != counter || (id == first as usize && index > 0) {
+                        continue;
+                    }
+                    let v = self.read_value(id as u16, regs)?;
+                    let value = v.iter().fold(0u64, |a, &b| a << 8 | b as u64);
+                    out.push(CounterValue { id: id as u16, index: 0, value });
+                }
+                Reply::Counters(out)
+            }
+            Request::ResetCounters { id } => {
+                let counter = SymbolKind::Counter.code();
+                let ids: Vec<u16> = match id {
+                    Some(id) if self.symbol(id)?.kind != counter => return Err(Status::BadValue),
+                    Some(id) => vec![id],
+                    None => {
+                        (0..self.symbols.len() as u16).filter(|&i| self.symbols[i as usize].kind == counter).collect()
+                    }
+                };
+                for id in ids {
+                    self.write_value(id, &[0; 8], regs)?;
+                }
+                Reply::Empty
+            }
+            Request::Watch { slot, id, index, op, operand, record } => {
+                let s = self.symbol(id)?;
+                if slot as usize >= WATCH_SLOTS {
+                    return Err(Status::NoSlot);
+                }
+                if !scalar(s) || s.value_width > 64 || record {
+                    return Err(Status::Unsupported);
+                }
+                if index != 0 {
+                    return Err(Status::BadIndex);
+                }
+                if (op == WatchOp::Changes) != operand.is_empty()
+                    || (!operand.is_empty() && operand.len() != value_bytes(s))
+                {
+                    return Err(Status::BadValue);
+                }
+                let x = operand.iter().fold(0u64, |a, &b| a << 8 | b as u64);
+                let slot = slot as usize;
+                regs.write(reg::watch(slot, reg::W_SYM), 0);
+                regs.write(reg::watch(slot, reg::W_OPERAND), x as u32);
+                regs.write(reg::watch(slot, reg::W_OPERAND + 4), (x >> 32) as u32);
+                regs.write(reg::watch(slot, reg::W_OP), op.code() as u32);
+                let hits = regs.read(reg::watch(slot, reg::W_HITS)) as u64;
+                regs.write(reg::watch(slot, reg::W_SYM), reg::ARMED | id as u32);
+                self.watches[slot] = Some((id, hits));
+                Reply::Empty
+            }
+            Request::Unwatch { slot } => {
+                let slots: Vec<usize> = match slot {
+                    Some(s) if s as usize >= WATCH_SLOTS => return Err(Status::NoSlot),
+                    Some(s) => vec![s as usize],
+                    None => (0..WATCH_SLOTS).collect(),
+                };
+                for s in slots {
+                    regs.write(reg::watch(s, reg::W_SYM), 0);
+                    self.watches[s] = None;
+                }
+                Reply::Empty
+            }
+            Request::Trace { .. } => return Err(Status::Unsupported),
+            Request::Break => {
+                regs.write(reg::CONTROL, 1);
+                Reply::Break { held: Self::held(regs) }
+            }
+            Request::Step { n } => {
+                if regs.read(reg::CONTROL) & 1 == 0 {
+                    return Err(Status::NotBroken);
+                }
+                let before = regs.read(reg::PACKETS);
+                regs.write(reg::STEP, n as u32);
+                regs.settle();
+                let released = regs.read(reg::PACKETS).wrapping_sub(before).min(n as u32) as u16;
+                // Credits no frame came for are withdrawn: a step releases frames held now.
+                let left = regs.read(reg::STEP);
+                if left != 0 {
+                    regs.write(reg::CONTROL, 0);
+                    regs.write(reg::CONTROL, 1);
+                }
+                Reply::Step { released, held: Self::held(regs) }
+            }
+            Request::Continue => {
+                let held = Self::held(regs);
+                regs.write(reg::CONTROL, 0);
+                Reply::Continue { released: held }
+            }
+            Request::Status => Reply::Status(UnitStatus {
+                broken: regs.read(reg::CONTROL) & 1 != 0,
+                tracing: false,
+                held: Self::held(regs),
+                passed_while_full: 0,
+                watch_hits: self.hits,
+            }),
+        })
+    }
+}

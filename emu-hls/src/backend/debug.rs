@@ -1,0 +1,379 @@
+//! The hardware debug unit (docs/debug-protocol.md, "The hardware unit"): generated inside the
+//! NF module when [`HwConfig::debug`](super::HwConfig::debug) is set, from the same symbol table
+//! as `symbols.json`, behind a 32-bit register port. The map's constants are `emu_debug::hw`'s,
+//! whose `HwUnit` serves the protocol over them.
+//!
+//! # Ports
+//!
+//! | port | dir | what |
+//! |---|---|---|
+//! | `dbg_req_valid` | in | a request this cycle |
+//! | `dbg_req_write` | in | 1: write `dbg_req_wdata` to `dbg_req_addr`; 0: read it |
+//! | `dbg_req_addr` | in, 32 | byte address (the map below) |
+//! | `dbg_req_wdata` | in, 32 | |
+//! | `dbg_resp_valid` | out | high the cycle after each request |
+//! | `dbg_resp_rdata` | out, 32 | the word read (0 after a write) |
+//!
+//! # What it does
+//!
+//! - **break, step, continue**: the core takes the ingress's frame only while running or
+//!   while step credits are left; a held frame stays in the ingress (`s_axis_tready` low), so
+//!   frames behind it wait upstream: none is processed, none is dropped.
+//! - **state**: every register and counter (fields and probes) is read at its own address,
+//!   and written through the staging words and `COMMIT`, only between frames (the core idle),
+//!   else `COMMIT` answers busy and nothing changes.
+//! - **watchpoints**: [`WATCH_SLOTS`] comparators on the low 64 bits of a register or
+//!   counter, checked when the core finishes a frame, with the protocol's operators and
+//!   edge semantics (a comparison fires when it becomes true; `changes` on every change).
+//!
+//! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
+//! the cycles per frame are those of the build without it.
+//!
+//! # Register map
+//!
+//! | address | name | access | what |
+//! |---|---|---|---|
+//! | 0x000 | ID | R | [`ID`], "EMUD" |
+//! | 0x004 | CAPS | R | `[15:0]` symbols (state elements and probes), `[23:16]` watch slots |
+//! | 0x008 | CONTROL | RW | bit 0: broken. Writing 0 (continue) also clears the step credits |
+//! | 0x00C | STEP | RW | write N: N more frames may pass while broken; reads the credits left |
+//! | 0x010 | STATUS | R | bit 0 broken, bit 1 a frame is held, bit 2 the core and ingress are empty |
+//! | 0x014 | PACKETS | R | frames the core took (checked, processed or dropped), from 0 |
+//! | 0x018 | RESULT | R | the last `COMMIT`'s status code (the protocol's: 0 ok, 4 no such symbol, 7 read only, 12 busy) |
+//! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
+//! | 0x040 | COMMIT | W | write symbol N: DATA, cut to its width, into it |
+//! | 0x100 + 0x20 s | WATCH[s].SYM | RW | `[15:0]` symbol, bit 31 armed; writing arms or disarms |
+//! | + 0x04 | .OP | RW | the protocol's operator code (0 `==` … 6 changes) |
+//! | + 0x08, 0x0C | .OPERAND | RW | low and high words |
+//! | + 0x10 | .HITS | R | times it fired |
+//! | + 0x14 | .PACKET | R | the number (PACKETS order, from 0) of the frame it last fired after |
+//! | + 0x18, 0x1C | .VALUE | R | the value then, low and high words |
+//! | 0x1000 (N+1) + 4k | symbol N | R | word k of its value (word 0 least significant); tables read 0 |
+
+use crate::verilog::{Expr, Item, Stmt};
+
+pub use emu_debug::hw::{reg, DATA_WORDS, HOLD_DEPTH, ID, WATCH_SLOTS};
+use emu_debug::protocol::Status;
+
+/// A symbol of the unit: state element or probe number `n`, instance `st_<name>`.
+#[derive(Debug, Clone)]
+pub struct Symbol {
+    /// Its number (its position in `symbols.json`).
+    pub n: usize,
+    /// The instance's port prefix (`st_floods`).
+    pub prefix: String,
+    /// A register or counter: its value's width; `None` for a table.
+    pub width: Option<u32>,
+    /// A counter (written with `req_op` SET), else a register.
+    pub counter: bool,
+    /// The debugger may write it (not a value probe).
+    pub writable: bool,
+}
+
+fn id(name: impl Into<String>) -> Expr {
+    Expr::id(name)
+}
+
+fn hex(w: u32, v: u64) -> Expr {
+    Expr::hex(w, v as u128)
+}
+
+/// `e` (of width `w`) zero-extended or cut to `to` bits.
+fn fit(e: Expr, w: u32, to: u32) -> Expr {
+    match w.cmp(&to) {
+        std::cmp::Ordering::Equal => e,
+        std::cmp::Ordering::Greater => e.slice(to - 1, 0),
+        std::cmp::Ordering::Less => Expr::concat(vec![Expr::zero(to - w), e]),
+    }
+}
+
+/// The name of the strobe that writes symbol `n` this cycle.
+pub fn write_strobe(n: usize) -> Expr {
+    id(format!("dbg_wr_{n}"))
+}
+
+/// Words of staging the unit needs: enough for its widest writable symbol (at most
+/// [`DATA_WORDS`]; the words past them are not built and ignore writes).
+pub fn data_words(symbols: &[Symbol]) -> u32 {
+    symbols.iter().filter(|s| s.writable).filter_map(|s| s.width).map(|w| w.div_ceil(32)).max().unwrap_or(1).max(1)
+}
+
+/// The staged value, `w` bits, from `words` words of staging.
+pub fn staged(w: u32, words: u32) -> Expr {
+    fit(id("dbg_data_q"), 32 * words, w)
+}
+
+/// The statements that make a debugger's write of `s` in the element's request block, with
+/// `words` words of staging.
+pub fn element_write(s: &Symbol, words: u32) -> Option<Stmt> {
+    let w = s.width?;
+    if !s.writable {
+        return None;
+    }
+    let p = |port: &str| id(format!("{}_{port}", s.prefix));
+    let body = if s.counter {
+        vec![
+            Stmt::blocking(p("req_valid"), Expr::bit(true)),
+            Stmt::blocking(p("req_op"), Expr::bit(true)),
+            Stmt::blocking(p("req_data"), staged(w, words)),
+        ]
+    } else {
+        vec![Stmt::blocking(p("write"), Expr::bit(true)), Stmt::blocking(p("write_data"), staged(w, words))]
+    };
+    Some(Stmt::if_(write_strobe(s.n), body))
+}
+
+/// The gate on the core's take: running, or step credits left.
+pub fn gate() -> Expr {
+    id("dbg_gate")
+}
+
+/// The unit: its registers, the gate, the write strobes and the comparators. `idle` is high
+/// when the core is in its idle phase; `held` when the ingress holds a whole frame; `empty`
+/// when the ingress has no beat of one.
+pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Item> {
+    let mut items = vec![Item::comment(
+        "The debug unit (backend/debug.rs): break/step gate, state access between frames, watchpoints.",
+    )];
+    let words = data_words(symbols);
+    for (name, w) in [
+        ("dbg_broken_q", 1),
+        ("dbg_credit_q", 16),
+        ("dbg_packets_q", 32),
+        ("dbg_result_q", 8),
+        ("dbg_data_q", 32 * words),
+        ("dbg_rvalid_q", 1),
+        ("dbg_rdata_q", 32),
+        ("dbg_core_q", 1),
+    ] {
+        items.push(Item::reg(name, w));
+    }
+    let wire = |items: &mut Vec<Item>, name: &str, w: u32, e: Expr| {
+        items.push(Item::wire(name, w));
+        items.push(Item::assign(id(name), e));
+    };
+    wire(&mut items, "dbg_gate", 1, id("dbg_broken_q").lnot().lor(id("dbg_credit_q").not_equals(Expr::zero(16))));
+    wire(&mut items, "dbg_idle", 1, idle);
+    wire(&mut items, "dbg_take", 1, id("dbg_idle").land(held.clone()).land(id("dbg_gate")));
+    // A frame is done when the core comes back to idle: its writes are in the state.
+    wire(&mut items, "dbg_done", 1, id("dbg_core_q").land(id("dbg_idle")));
+    let wr = id("dbg_req_valid").land(id("dbg_req_write"));
+    let at = |a: u32| id("dbg_req_addr").equals(hex(32, a as u64));
+    wire(&mut items, "dbg_commit", 1, wr.clone().land(at(reg::COMMIT)));
+    for s in symbols {
+        if s.width.is_some() && s.writable {
+            let e = id("dbg_commit")
+                .land(id("dbg_idle"))
+                .land(id("dbg_req_wdata").slice(15, 0).equals(hex(16, s.n as u64)));
+            items.push(Item::wire(format!("dbg_wr_{}", s.n), 1));
+            items.push(Item::assign(write_strobe(s.n), e));
+        }
+    }
+    // A symbol's value, low 64 bits, by number (for the comparators).
+    let value64 = |sym: Expr| -> Expr {
+        symbols.iter().filter(|s| s.width.is_some()).rev().fold(Expr::zero(64), |acc, s| {
+            let v = fit(id(format!("{}_value", s.prefix)), s.width.unwrap(), 64);
+            Expr::mux(sym.clone().equals(hex(16, s.n as u64)), v, acc)
+        })
+    };
+    let mut run = vec![
+        Stmt::nb(id("dbg_rvalid_q"), id("dbg_req_valid")),
+        Stmt::nb(id("dbg_core_q"), id("dbg_idle").lnot()),
+        Stmt::if_(id("dbg_take"), vec![Stmt::nb(id("dbg_packets_q"), id("dbg_packets_q").plus(hex(32, 1)))]),
+    ];
+    // Credits: + a STEP write, − a frame taken on credit; continue clears them.
+    let used = id("dbg_take").land(id("dbg_broken_q")).land(id("dbg_credit_q").not_equals(Expr::zero(16)));
+    let add = Expr::mux(wr.clone().land(at(reg::STEP)), id("dbg_req_wdata").slice(15, 0), Expr::zero(16));
+    let sub = Expr::mux(used, hex(16, 1), Expr::zero(16));
+    run.push(Stmt::if_else(
+        wr.clone().land(at(reg::CONTROL)).land(id("dbg_req_wdata").bit_at(0).lnot()),
+        vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(false)), Stmt::nb(id("dbg_credit_q"), Expr::zero(16))],
+        vec![
+            Stmt::if_(wr.clone().land(at(reg::CONTROL)), vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(true))]),
+            Stmt::nb(id("dbg_credit_q"), id("dbg_credit_q").plus(add).minus(sub)),
+        ],
+    ));
+    // Staging words and COMMIT's result.
+    for k in 0..words {
+        let part = id("dbg_data_q").slice(32 * k + 31, 32 * k);
+        run.push(Stmt::if_(wr.clone().land(at(reg::DATA + 4 * k)), vec![Stmt::nb(part, id("dbg_req_wdata"))]));
+    }
+    let target = id("dbg_req_wdata").slice(15, 0);
+    let known = symbols.iter().fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))));
+    let writable = symbols
+        .iter()
+        .filter(|s| s.width.is_some() && s.writable)
+        .fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))));
+    let code = |c: Status| hex(8, c.code() as u64);
+    run.push(Stmt::if_(
+        id("dbg_commit"),
+        vec![Stmt::nb(
+            id("dbg_result_q"),
+            Expr::mux(
+                known.lnot(),
+                code(Status::NoSuchSymbol),
+                Expr::mux(
+                    writable.lnot(),
+                    code(Status::ReadOnly),
+                    Expr::mux(id("dbg_idle"), code(Status::Ok), code(Status::Busy)),
+                ),
+            ),
+        )],
+    ));
+    // The comparators.
+    let mut reads: Vec<(u32, Expr)> = vec![
+        (reg::ID, hex(32, ID as u64)),
+        (reg::CAPS, hex(32, ((WATCH_SLOTS as u64) << 16) | symbols.len() as u64)),
+        (reg::CONTROL, fit(id("dbg_broken_q"), 1, 32)),
+        (reg::STEP, fit(id("dbg_credit_q"), 16, 32)),
+        (
+            reg::STATUS,
+            fit(
+                Expr::concat(vec![
+                    id("dbg_idle").land(held.clone().lnot()).land(empty),
+                    id("dbg_idle").land(held).land(id("dbg_gate").lnot()),
+                    id("dbg_broken_q"),
+                ]),
+                3,
+                32,
+            ),
+        ),
+        (reg::PACKETS, id("dbg_packets_q")),
+        (reg::RESULT, fit(id("dbg_result_q"), 8, 32)),
+    ];
+    for k in 0..words {
+        reads.push((reg::DATA + 4 * k, id("dbg_data_q").slice(32 * k + 31, 32 * k)));
+    }
+    for s in 0..WATCH_SLOTS {
+        let r = |name: &str| format!("dbg_w{s}_{name}");
+        for (name, w) in [
+            ("sym_q", 16),
+            ("on_q", 1),
+            ("fresh_q", 1),
+            ("op_q", 3),
+            ("operand_q", 64),
+            ("held_q", 1),
+            ("last_q", 64),
+            ("hits_q", 32),
+            ("packet_q", 32),
+            ("value_q", 64),
+        ] {
+            items.push(Item::reg(r(name), w));
+        }
+        wire(&mut items, &r("val"), 64, value64(id(r("sym_q"))));
+        let (v, x) = (id(r("val")), id(r("operand_q")));
+        let cond = [
+            v.clone().equals(x.clone()),
+            v.clone().not_equals(x.clone()),
+            v.clone().less_than(x.clone()),
+            x.clone().at_least(v.clone()),
+            x.clone().less_than(v.clone()),
+            v.clone().at_least(x.clone()),
+        ]
+        .into_iter()
+        .enumerate()
+        .rev()
+        .fold(Expr::bit(false), |acc, (op, c)| Expr::mux(id(r("op_q")).equals(hex(3, op as u64)), c, acc));
+        wire(&mut items, &r("cond"), 1, cond);
+        let changes = id(r("op_q")).equals(hex(3, 6));
+        let fires = Expr::mux(
+            changes.clone(),
+            id(r("val")).not_equals(id(r("last_q"))),
+            id(r("cond")).land(id(r("held_q")).lnot()),
+        );
+        let at_w = |off: u32| at(reg::watch(s, off));
+        run.extend([
+            Stmt::if_(wr.clone().land(at_w(reg::W_OP)), vec![Stmt::nb(id(r("op_q")), id("dbg_req_wdata").slice(2, 0))]),
+            Stmt::if_(
+                wr.clone().land(at_w(reg::W_OPERAND)),
+                vec![Stmt::nb(id(r("operand_q")).slice(31, 0), id("dbg_req_wdata"))],
+            ),
+            Stmt::if_(
+                wr.clone().land(at_w(reg::W_OPERAND + 4)),
+                vec![Stmt::nb(id(r("operand_q")).slice(63, 32), id("dbg_req_wdata"))],
+            ),
+            // Arming takes the value as it is now (next cycle, through the new symbol).
+            Stmt::if_else(
+                wr.clone().land(at_w(reg::W_SYM)),
+                vec![
+                    Stmt::nb(id(r("sym_q")), id("dbg_req_wdata").slice(15, 0)),
+                    Stmt::nb(id(r("on_q")), id("dbg_req_wdata").bit_at(31)),
+                    Stmt::nb(id(r("fresh_q")), id("dbg_req_wdata").bit_at(31)),
+                ],
+                vec![Stmt::if_else(
+                    id(r("fresh_q")),
+                    vec![
+                        Stmt::nb(id(r("fresh_q")), Expr::bit(false)),
+                        Stmt::nb(id(r("held_q")), id(r("cond"))),
+                        Stmt::nb(id(r("last_q")), id(r("val"))),
+                    ],
+                    vec![Stmt::if_(
+                        id(r("on_q")).land(id("dbg_done")),
+                        vec![
+                            Stmt::nb(id(r("held_q")), id(r("cond"))),
+                            Stmt::nb(id(r("last_q")), id(r("val"))),
+                            Stmt::if_(
+                                fires,
+                                vec![
+                                    Stmt::nb(id(r("hits_q")), id(r("hits_q")).plus(hex(32, 1))),
+                                    Stmt::nb(id(r("packet_q")), id("dbg_packets_q").minus(hex(32, 1))),
+                                    Stmt::nb(id(r("value_q")), id(r("val"))),
+                                ],
+                            ),
+                        ],
+                    )],
+                )],
+            ),
+        ]);
+        reads.extend([
+            (reg::watch(s, reg::W_SYM), Expr::concat(vec![id(r("on_q")), Expr::zero(15), id(r("sym_q"))])),
+            (reg::watch(s, reg::W_OP), fit(id(r("op_q")), 3, 32)),
+            (reg::watch(s, reg::W_OPERAND), id(r("operand_q")).slice(31, 0)),
+            (reg::watch(s, reg::W_OPERAND + 4), id(r("operand_q")).slice(63, 32)),
+            (reg::watch(s, reg::W_HITS), id(r("hits_q"))),
+            (reg::watch(s, reg::W_PACKET), id(r("packet_q"))),
+            (reg::watch(s, reg::W_VALUE), id(r("value_q")).slice(31, 0)),
+            (reg::watch(s, reg::W_VALUE + 4), id(r("value_q")).slice(63, 32)),
+        ]);
+    }
+    for s in symbols {
+        let Some(w) = s.width else { continue };
+        let v = id(format!("{}_value", s.prefix));
+        for k in 0..w.div_ceil(32) {
+            let hi = (32 * k + 31).min(w - 1);
+            reads.push((reg::symbol(s.n, k as usize), fit(v.clone().slice(hi, 32 * k), hi - 32 * k + 1, 32)));
+        }
+    }
+    let arms: Vec<(Vec<Expr>, Vec<Stmt>)> =
+        reads.into_iter().map(|(a, e)| (vec![hex(32, a as u64)], vec![Stmt::nb(id("dbg_rdata_q"), e)])).collect();
+    run.push(Stmt::if_else(
+        id("dbg_req_valid").land(id("dbg_req_write").lnot()),
+        vec![Stmt::Case {
+            subject: id("dbg_req_addr"),
+            arms,
+            default: Some(vec![Stmt::nb(id("dbg_rdata_q"), Expr::zero(32))]),
+        }],
+        vec![Stmt::nb(id("dbg_rdata_q"), Expr::zero(32))],
+    ));
+    let mut reset = vec![];
+    for (name, w) in [
+        ("dbg_broken_q", 1),
+        ("dbg_credit_q", 16),
+        ("dbg_packets_q", 32),
+        ("dbg_result_q", 8),
+        ("dbg_rvalid_q", 1),
+        ("dbg_rdata_q", 32),
+        ("dbg_core_q", 1),
+    ] {
+        reset.push(Stmt::nb(id(name), Expr::zero(w)));
+    }
+    for s in 0..WATCH_SLOTS {
+        for (name, w) in [("on_q", 1), ("fresh_q", 1), ("hits_q", 32), ("packet_q", 32), ("value_q", 64)] {
+            reset.push(Stmt::nb(id(format!("dbg_w{s}_{name}")), Expr::zero(w)));
+        }
+    }
+    items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
+    items.push(Item::assign(id("dbg_resp_valid"), id("dbg_rvalid_q")));
+    items.push(Item::assign(id("dbg_resp_rdata"), id("dbg_rdata_q")));
+    items
+}

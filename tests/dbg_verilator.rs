@@ -1,0 +1,303 @@
+//! The hardware debug unit under Verilator (emu-hls `backend/debug.rs`, served by
+//! `emu_debug::hw::HwUnit`): the same script — read a counter, watch it while traffic flows and
+//! see the notification, break, step 3, status, continue, write and reset — gives the same
+//! answers and the same frames out of each port as the CPU target's unit; idle, the unit costs
+//! no cycle; fuzzed requests change neither the state nor the traffic.
+//!
+//! One answer differs by design and is not asked: while broken, the CPU holds up to 1024
+//! frames, the hardware one (in its ingress) with the rest waiting upstream, so `status` right
+//! after frames arrive at a break says 4 on the CPU and 1 in hardware. After `step 3` both
+//! hold the fourth.
+
+use emu::NetworkFunction;
+use emu_cpu::{DebugOptions, Debugger, Frame, MemoryDevice, Runner};
+use emu_debug::hw::HwUnit;
+use emu_debug::protocol::{decode, encode, Message, Notification, Reply, Request, Status, SymbolInfo, WatchOp};
+use emu_hls::backend::model::{Driver, Pacing};
+use emu_hls::backend::{Design, HwConfig};
+use emu_sim::hw_debug::DebugBench;
+use emu_sim::verilator::VerilatorModel;
+use learning_switch::LearningSwitch;
+use proptest::prelude::*;
+
+const MGMT: u8 = 3;
+const FLOODS: u16 = 1;
+
+fn frame(dst: u8, src: u8, k: u8) -> Vec<u8> {
+    let dst = if dst == 0xff { [0xff; 6] } else { [2, 0, 0, 0, 0, dst] };
+    let mut f = dst.to_vec();
+    f.extend_from_slice(&[2, 0, 0, 0, 0, src, 0x88, 0xb6, k]);
+    f.resize(60 + k as usize % 7, k);
+    f
+}
+
+enum Event {
+    Frames(Vec<(u8, Vec<u8>)>),
+    Ask(u32, Request),
+}
+
+fn script() -> Vec<Event> {
+    use Event::*;
+    vec![
+        Frames(vec![(0, frame(0xff, 0x11, 1)), (1, frame(0x11, 0x12, 2)), (0, frame(0x12, 0x11, 3))]),
+        Ask(1, Request::Read { id: FLOODS, index: 0 }),
+        Ask(
+            2,
+            Request::Watch {
+                slot: 0,
+                id: FLOODS,
+                index: 0,
+                op: WatchOp::Ge,
+                operand: 4u64.to_be_bytes().to_vec(),
+                record: false,
+            },
+        ),
+        Frames(vec![(0, frame(0xff, 0x11, 4)), (1, frame(0x33, 0x12, 5)), (2, frame(0xff, 0x13, 6))]),
+        Ask(3, Request::Unwatch { slot: None }),
+        Ask(4, Request::Break),
+        Frames((0..4).map(|k| (k % 2, frame(0xff, 0x11 + k % 2, 10 + k))).collect()),
+        Ask(6, Request::Step { n: 3 }),
+        Ask(7, Request::Status),
+        Ask(8, Request::Continue),
+        Ask(9, Request::Step { n: 1 }),
+        Frames(vec![(1, frame(0x11, 0x12, 20))]),
+        Ask(10, Request::Read { id: FLOODS, index: 0 }),
+        Ask(11, Request::Write { id: FLOODS, index: 0, entry: 100u64.to_be_bytes().to_vec() }),
+        Frames(vec![(0, frame(0xff, 0x11, 21))]),
+        Ask(12, Request::Read { id: FLOODS, index: 0 }),
+        Ask(13, Request::ResetCounters { id: Some(FLOODS) }),
+        Ask(14, Request::Read { id: FLOODS, index: 0 }),
+        Ask(15, Request::Write { id: FLOODS, index: 0, entry: vec![1, 2] }),
+        Ask(16, Request::Read { id: 9, index: 0 }),
+        Ask(16, Request::Break),
+    ]
+}
+
+/// Frames out of each port, in order (the unit's own messages aside), and the unit's messages.
+type Run = ([Vec<Vec<u8>>; 4], Vec<Message>);
+
+fn control(seq: u32, r: &Request) -> Vec<u8> {
+    emu_debug::protocol::frame([0xff; 6], [2, 0, 0, 0, 0, 0x99], &encode(&Message::Request { seq, request: r.clone() }))
+}
+
+fn on_cpu(events: &[Event]) -> Run {
+    let mut input = vec![];
+    for e in events {
+        match e {
+            Event::Frames(fs) => input.extend(fs.iter().map(|(p, f)| Frame::new(*p, 0, f.clone()))),
+            Event::Ask(seq, r) => input.push(Frame::new(MGMT, 0, control(*seq, r))),
+        }
+    }
+    let runner = Runner::new(Box::new(LearningSwitch::default()), 4, 64);
+    let options = DebugOptions { port: Some(MGMT), socket: None };
+    let mut runner = runner.with_debugger(Debugger::new("learning_switch", &options).unwrap());
+    let mut device = MemoryDevice::new(input);
+    runner.run(&mut device, &mut Vec::new()).unwrap();
+    let mut ports: [Vec<Vec<u8>>; 4] = Default::default();
+    let mut messages = vec![];
+    for o in device.output {
+        match emu_debug::protocol::payload(&o.data) {
+            Some(m) if o.port == MGMT && o.data[6..12] == emu_cpu::debug::UNIT_MAC => messages.push(decode(m).unwrap()),
+            _ => ports[o.port as usize].push(o.data),
+        }
+    }
+    (ports, messages)
+}
+
+fn design(debug: bool) -> Design {
+    let func = emu_hls::compile(learning_switch::HLS_SOURCE, learning_switch::HLS_WINDOW).unwrap();
+    let mut config = HwConfig::new(64);
+    config.debug = debug;
+    Design::new(func, config).unwrap()
+}
+
+/// The CPU unit's symbols, as `emu dbg` would show them for the hardware: the state's fields.
+fn symbols() -> Vec<SymbolInfo> {
+    let mut nf = LearningSwitch::default();
+    nf.elements()
+        .iter()
+        .map(|(name, e)| SymbolInfo {
+            kind: e.kind() as u8,
+            size: e.size() as u32,
+            key_width: e.key().map_or(0, |k| k.width as u16),
+            value_width: e.value().width as u16,
+            key_format: e.key().map_or(0, |k| k.shown as u8),
+            value_format: e.value().shown as u8,
+            name: name.to_string(),
+        })
+        .collect()
+}
+
+fn bench() -> DebugBench {
+    let (model, _) = VerilatorModel::build(&design(true), None).unwrap_or_else(|e| panic!("{e}"));
+    DebugBench::new(model).unwrap()
+}
+
+fn on_hardware(events: &[Event]) -> Run {
+    let mut bench = bench();
+    let mut unit = HwUnit::new("learning_switch", symbols());
+    unit.check(&mut bench).unwrap();
+    let mut messages = vec![];
+    for e in events {
+        match e {
+            Event::Frames(fs) => {
+                for (p, f) in fs {
+                    bench.send(f, *p);
+                }
+                bench.run();
+            }
+            Event::Ask(seq, r) => {
+                let reply = unit.control(&encode(&Message::Request { seq: *seq, request: r.clone() }), &mut bench);
+                messages.push(decode(&reply.expect("a reply")).unwrap());
+            }
+        }
+        messages.extend(unit.poll(&mut bench).iter().map(|n| decode(n).unwrap()));
+    }
+    bench.run();
+    let mut ports: [Vec<Vec<u8>>; 4] = Default::default();
+    for (mask, f) in &bench.sent {
+        for (k, port) in ports.iter_mut().enumerate() {
+            if mask & (1 << k) != 0 {
+                port.push(f.clone());
+            }
+        }
+    }
+    (ports, messages)
+}
+
+#[test]
+fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
+    let events = script();
+    let (cpu_ports, cpu) = on_cpu(&events);
+    let (hw_ports, hw) = on_hardware(&events);
+    assert_eq!(hw.len(), cpu.len(), "messages:\ncpu {cpu:#?}\nhardware {hw:#?}");
+    for (c, h) in cpu.iter().zip(&hw) {
+        assert_eq!(h, c);
+    }
+    // What the script shows, so a change on both sides is seen too.
+    let reply = |seq: u32| {
+        cpu.iter()
+            .find_map(|m| match m {
+                Message::Reply { seq: s, status, reply, .. } if *s == seq => Some((*status, reply.clone())),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(reply(1), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())));
+    let hits: Vec<(u64, Vec<u8>)> = cpu
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification { notification: Notification::WatchHit { packet_no, value, .. }, .. } => {
+                Some((*packet_no, value.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits, [(5, 4u64.to_be_bytes().to_vec())], "the watch fired once, after the sixth frame");
+    assert_eq!(reply(6), (Status::Ok, Reply::Step { released: 3, held: 1 }));
+    assert_eq!(reply(9).0, Status::NotBroken);
+    assert_eq!(reply(12), (Status::Ok, Reply::Entry(101u64.to_be_bytes().to_vec())));
+    assert_eq!(reply(14), (Status::Ok, Reply::Entry(0u64.to_be_bytes().to_vec())));
+    assert_eq!(reply(15).0, Status::BadValue);
+    assert_eq!(reply(16).0, Status::NoSuchSymbol);
+    assert_eq!(hw_ports, cpu_ports, "frames out of each port");
+    assert_eq!(cpu_ports.iter().map(Vec::len).sum::<usize>(), 30);
+}
+
+#[test]
+fn what_the_hardware_unit_cannot_do_yet_it_says() {
+    let mut bench = bench();
+    let mut unit = HwUnit::new("learning_switch", symbols());
+    let mut ask = |request: Request| {
+        let reply = unit.control(&encode(&Message::Request { seq: 7, request }), &mut bench).unwrap();
+        let Message::Reply { status, .. } = decode(&reply).unwrap() else { panic!("a reply") };
+        unit.control(&encode(&Message::Request { seq: 8, request: Request::Status }), &mut bench);
+        status
+    };
+    assert_eq!(ask(Request::Read { id: 0, index: 0 }), Status::Unsupported, "table entries");
+    assert_eq!(ask(Request::Lookup { id: 0, key: vec![2, 0, 0, 0, 0, 0x11] }), Status::Unsupported);
+    assert_eq!(ask(Request::Trace { on: true, snap: 64 }), Status::Unsupported);
+    let record = Request::Watch { slot: 0, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: true };
+    assert_eq!(ask(record), Status::Unsupported);
+    assert_eq!(
+        ask(Request::Watch { slot: 4, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: false }),
+        Status::NoSlot
+    );
+}
+
+#[test]
+fn idle_the_unit_costs_no_cycle() {
+    let traffic: Vec<(Vec<u8>, u8)> = (0..200u32)
+        .map(|k| {
+            (frame(if k % 3 == 0 { 0xff } else { 0x11 + (k % 5) as u8 }, 0x11 + (k % 4) as u8, k as u8), (k % 4) as u8)
+        })
+        .collect();
+    let pacing = Pacing { valid_percent: 90, ready_percent: 90, seed: 11 };
+    let mut runs = vec![];
+    for debug in [false, true] {
+        let (model, _) = VerilatorModel::build(&design(debug), None).unwrap_or_else(|e| panic!("{e}"));
+        let mut driver = Driver::new(model, 8, pacing);
+        let out = driver.run(&traffic).unwrap_or_else(|h| panic!("hung: {h:?}"));
+        runs.push((out, driver.latencies.clone(), driver.cycles));
+    }
+    assert_eq!(runs[0].0, runs[1].0, "the same frames");
+    assert_eq!(runs[0].1, runs[1].1, "the same cycles per frame");
+    assert_eq!(runs[0].2, runs[1].2, "the same cycles in all");
+}
+
+fn state(bench: &mut DebugBench, unit: &mut HwUnit, seq: u32) -> Vec<u8> {
+    let reply =
+        unit.control(&encode(&Message::Request { seq, request: Request::Read { id: FLOODS, index: 0 } }), bench);
+    match decode(&reply.unwrap()).unwrap() {
+        Message::Reply { reply: Reply::Entry(v), .. } => v,
+        other => panic!("{other:?}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Fuzzed requests (random bytes, and valid reads and hellos with bytes changed) never
+    /// crash or hang the unit, and leave the state and the traffic as they were.
+    #[test]
+    fn fuzzed_requests_change_nothing(
+        fuzz in proptest::collection::vec(
+            prop_oneof![
+                proptest::collection::vec(any::<u8>(), 0..40),
+                (0usize..20, any::<u8>()).prop_map(|(i, b)| {
+                    let mut m = encode(&Message::Request { seq: 3, request: Request::Read { id: FLOODS, index: 0 } });
+                    if let Some(x) = m.get_mut(i) { *x = b; }
+                    m
+                }),
+            ],
+            1..8,
+        ),
+    ) {
+        let mut bench = bench();
+        let mut unit = HwUnit::new("learning_switch", symbols());
+        for k in 0..6u8 {
+            bench.send(&frame(0xff, 0x11 + k % 3, k), k % 3);
+        }
+        bench.run();
+        let before = (state(&mut bench, &mut unit, u32::MAX - 1), bench.sent.clone());
+        for f in &fuzz {
+            // A fuzzed write or reset is a legitimate command: those are not fuzz here.
+            if let Ok(Message::Request { request: Request::Write { .. } | Request::ResetCounters { .. } | Request::Break | Request::Step { .. }, .. }) = decode(f) {
+                continue;
+            }
+            if let Some(reply) = unit.control(f, &mut bench) {
+                prop_assert!(decode(&reply).is_ok());
+            }
+        }
+        bench.run();
+        prop_assert_eq!((state(&mut bench, &mut unit, u32::MAX), bench.sent.clone()), before);
+    }
+}
+
+#[test]
+fn the_verilog_with_the_unit_passes_the_lint() {
+    let d = design(true);
+    let v = emu_hls::backend::rtl::verilog(&d).unwrap();
+    assert!(v.contains("dbg_req_addr") && v.contains("dbg_w3_hits_q"), "the unit is in the Verilog");
+    emu_hls::hw::tools::verilator_lint_design(&v, &d.top_name(), true).unwrap_or_else(|e| panic!("{e}"));
+}
