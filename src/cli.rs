@@ -346,7 +346,9 @@ Examples:
   emu sim learning-switch --target cpu,verilator --vcd ls.vcd --vcd-frames 3..5 --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,cycle --width 64 --clock-mhz 156.25 --in examples/mixed.pcapng --out sim-out/
   emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json
-  emu sim learning-switch --target cpu,cycle --in examples/mixed.pcapng --out sim-out/ --profile sim-out/profile";
+  emu sim learning-switch --target cpu,cycle --in examples/mixed.pcapng --out sim-out/ --profile sim-out/profile
+  emu sim learning-switch --target verilator --in examples/mixed.pcapng --out sim-out/ --debug-socket /tmp/ls.sock
+      then: emu dbg /tmp/ls.sock --exec 'watch floods >= 4; continue; wait 2000'";
 
 #[derive(Args)]
 pub(crate) struct NewArgs {
@@ -457,6 +459,10 @@ pub(crate) struct SimArgs {
     /// DIR/profile.json and SVG plots DIR/<tier>.latency.svg, .cdf.svg, .states.svg
     #[arg(long, value_name = "DIR")]
     pub profile: Option<PathBuf>,
+    /// Debug the verilator tier: build the Verilog with its debug unit, start at a break, and
+    /// serve the unit on this Unix socket (`emu dbg PATH`)
+    #[arg(long, value_name = "PATH")]
+    pub debug_socket: Option<PathBuf>,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }

@@ -9,7 +9,6 @@
 //! after frames arrive at a break says 4 on the CPU and 1 in hardware. After `step 3` both
 //! hold the fourth.
 
-use emu::NetworkFunction;
 use emu_cpu::{DebugOptions, Debugger, Frame, MemoryDevice, Runner};
 use emu_debug::hw::HwUnit;
 use emu_debug::protocol::{decode, encode, Message, Notification, Reply, Request, Status, SymbolInfo, WatchOp};
@@ -111,21 +110,10 @@ fn design(debug: bool) -> Design {
     Design::new(func, config).unwrap()
 }
 
-/// The CPU unit's symbols, as `emu dbg` would show them for the hardware: the state's fields.
+/// The NF's symbols as the CPU target's unit numbers them (fields, then probes): the
+/// hardware's, since both come from the same source.
 fn symbols() -> Vec<SymbolInfo> {
-    let mut nf = LearningSwitch::default();
-    nf.elements()
-        .iter()
-        .map(|(name, e)| SymbolInfo {
-            kind: e.kind() as u8,
-            size: e.size() as u32,
-            key_width: e.key().map_or(0, |k| k.width as u16),
-            value_width: e.value().width as u16,
-            key_format: e.key().map_or(0, |k| k.shown as u8),
-            value_format: e.value().shown as u8,
-            name: name.to_string(),
-        })
-        .collect()
+    emu_cpu::debug::nf_symbols(&mut LearningSwitch::default())
 }
 
 fn bench() -> DebugBench {
@@ -300,4 +288,65 @@ fn the_verilog_with_the_unit_passes_the_lint() {
     let v = emu_hls::backend::rtl::verilog(&d).unwrap();
     assert!(v.contains("dbg_req_addr") && v.contains("dbg_w3_hits_q"), "the unit is in the Verilog");
     emu_hls::hw::tools::verilator_lint_design(&v, &d.top_name(), true).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The frames of each port pcap in `dir`.
+fn port_frames(dir: &std::path::Path) -> Vec<Vec<Vec<u8>>> {
+    (0..4)
+        .map(|p| {
+            let spec = emu_cpu::InputSpec { port: Some(0), path: dir.join(format!("port{p}.pcap")) };
+            let mut r = emu_cpu::CaptureReader::open(&spec).unwrap();
+            let mut frames = vec![];
+            while let Some(f) = r.next_frame().unwrap() {
+                frames.push(f.data);
+            }
+            frames
+        })
+        .collect()
+}
+
+#[test]
+fn emu_dbg_drives_a_running_emu_sim() {
+    const EMU: &str = env!("CARGO_BIN_EXE_emu");
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("ls.sock");
+    let out = dir.path().join("out");
+    let args = ["sim", "learning-switch", "--width", "64", "--in", "examples/mixed.pcapng", "--out"];
+    let mut sim = std::process::Command::new(EMU)
+        .args(args)
+        .arg(&out)
+        .args(["--target", "verilator", "--debug-socket"])
+        .arg(&sock)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !sock.exists() {
+        assert!(std::time::Instant::now() < deadline, "the sim never listened");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let dbg = |script: &str| {
+        let o = std::process::Command::new(EMU).arg("dbg").arg(&sock).args(["--exec", script]).output().unwrap();
+        assert!(o.status.success(), "{script}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let first = dbg("status; read floods; watch floods >= 4; step 2; read floods");
+    assert_eq!(
+        first,
+        "broken, 1 held, trace off, 0 watch hits, 0 passed while the hold was full\nfloods = 0\nwatch 0: floods >= 4\n\
+         stepped 2 packets (1 still held)\nfloods = 1\n"
+    );
+    let second = dbg("continue; wait 2000; read floods");
+    assert!(second.contains("watch 0 hit: floods = 4 after packet"), "{second}");
+    let status = sim.wait().unwrap();
+    assert!(status.success());
+    // The frames out are the CPU target's.
+    let cpu = dir.path().join("cpu");
+    let o = std::process::Command::new(EMU)
+        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
+        .arg(&cpu)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
 }

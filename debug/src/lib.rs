@@ -6,4 +6,5 @@
 pub mod client;
 pub mod hw;
 pub mod protocol;
+pub mod socket;
 pub mod unit;

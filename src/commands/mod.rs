@@ -10,4 +10,5 @@ pub(crate) mod profile;
 pub(crate) mod progress;
 pub(crate) mod run;
 pub(crate) mod sim;
+pub(crate) mod sim_debug;
 pub(crate) mod synth;

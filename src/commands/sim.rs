@@ -26,6 +26,9 @@ impl NetworkFunction for Shared {
 }
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
+    if let Some(socket) = &a.debug_socket {
+        return super::sim_debug::run(desc, config, a, socket);
+    }
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
     if a.vcd.is_some() && !tiers.contains(&Tier::Verilator) {
         return Err("--vcd records the verilator tier's waveform: add verilator to --target".into());

@@ -12,10 +12,11 @@ use emu::state::{Element, EntryError};
 use emu::{DropReason, NetworkFunction, Port, Verdict};
 use emu_debug::client::Transport;
 use emu_debug::protocol::{self, Status, SymbolInfo, SymbolKind, TraceVerdict};
+use emu_debug::socket::Server;
 use emu_debug::unit::{Inspect, Limits, Outcome, Unit};
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsFd, BorrowedFd};
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::fd::BorrowedFd;
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::thread::LocalKey;
 use std::time::{Duration, Instant};
@@ -40,10 +41,7 @@ pub struct DebugOptions {
 pub struct Debugger {
     unit: Unit,
     port: Option<Port>,
-    listener: Option<UnixListener>,
-    socket_path: Option<PathBuf>,
-    client: Option<UnixStream>,
-    inbuf: Vec<u8>,
+    socket: Option<Server>,
     /// Who sent the last in-band request: replies and notifications go there.
     peer: [u8; 6],
     since_socket: u32,
@@ -53,17 +51,14 @@ impl Debugger {
     /// A unit for `nf`, listening where `options` says. A socket path that exists is replaced
     /// only if it is a socket nobody listens on.
     pub fn new(nf: &str, options: &DebugOptions) -> std::io::Result<Debugger> {
-        let listener = match &options.socket {
-            Some(path) => Some(listen(path)?),
+        let socket = match &options.socket {
+            Some(path) => Some(Server::listen(path)?),
             None => None,
         };
         Ok(Debugger {
             unit: Unit::new(nf, Limits::default()),
             port: options.port,
-            listener,
-            socket_path: options.socket.clone(),
-            client: None,
-            inbuf: Vec::new(),
+            socket,
             peer: [0xff; 6],
             since_socket: 0,
         })
@@ -79,11 +74,9 @@ impl Debugger {
     /// Calls `f` with them (no allocation: the runner asks before every wait).
     #[inline]
     pub fn with_wake_fds<R>(&self, f: impl FnOnce(&[BorrowedFd<'_>]) -> R) -> R {
-        match (&self.listener, &self.client) {
-            (None, None) => f(&[]),
-            (Some(l), None) => f(&[l.as_fd()]),
-            (None, Some(c)) => f(&[c.as_fd()]),
-            (Some(l), Some(c)) => f(&[l.as_fd(), c.as_fd()]),
+        match &self.socket {
+            None => f(&[]),
+            Some(s) => s.with_fds(f),
         }
     }
 
@@ -142,7 +135,7 @@ impl Debugger {
     #[inline]
     pub fn serve_socket<N: ?Sized + NetworkFunction>(&mut self, force: bool, nf: &mut N, stats: &Stats) {
         self.since_socket += 1;
-        if (force || self.since_socket >= SOCKET_EVERY) && (self.listener.is_some() || self.client.is_some()) {
+        if (force || self.since_socket >= SOCKET_EVERY) && self.socket.is_some() {
             self.since_socket = 0;
             self.serve_socket_now(nf, stats);
         }
@@ -150,39 +143,10 @@ impl Debugger {
 
     #[inline(never)]
     fn serve_socket_now<N: ?Sized + NetworkFunction>(&mut self, nf: &mut N, stats: &Stats) {
-        if let Some(l) = &self.listener {
-            if let Ok((stream, _)) = l.accept() {
-                if stream.set_nonblocking(true).is_ok() {
-                    self.client = Some(stream);
-                    self.inbuf.clear();
-                }
-            }
-        }
-        let Some(client) = &mut self.client else { return };
-        let mut buf = [0u8; 4096];
-        loop {
-            match client.read(&mut buf) {
-                Ok(0) => {
-                    self.client = None;
-                    return;
-                }
-                Ok(n) => self.inbuf.extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(_) => {
-                    self.client = None;
-                    return;
-                }
-            }
-        }
-        while self.inbuf.len() >= 2 {
-            let len = u16::from_be_bytes([self.inbuf[0], self.inbuf[1]]) as usize;
-            if self.inbuf.len() < 2 + len {
-                break;
-            }
-            let msg: Vec<u8> = self.inbuf.drain(..2 + len).skip(2).collect();
+        let Some(socket) = &mut self.socket else { return };
+        for msg in socket.receive() {
             if let Some(reply) = self.unit.control(&msg, &mut View::new(nf, stats)) {
-                self.to_client(&reply);
+                socket.send(&reply);
             }
         }
     }
@@ -193,51 +157,15 @@ impl Debugger {
         let notes = self.unit.take_notifications();
         let mut frames = Vec::new();
         for n in notes {
-            self.to_client(&n);
+            if let Some(s) = &mut self.socket {
+                s.send(&n);
+            }
             if let Some(port) = self.port {
                 frames.push((port, in_frame(self.peer, &n)));
             }
         }
         frames
     }
-
-    fn to_client(&mut self, msg: &[u8]) {
-        if let Some(c) = &mut self.client {
-            let mut framed = (msg.len() as u16).to_be_bytes().to_vec();
-            framed.extend_from_slice(msg);
-            // The client reads as it waits; a client that stopped reading is dropped.
-            let _ = c.set_nonblocking(false);
-            let _ = c.set_write_timeout(Some(Duration::from_millis(500)));
-            if c.write_all(&framed).is_err() {
-                self.client = None;
-            } else {
-                let _ = c.set_nonblocking(true);
-            }
-        }
-    }
-}
-
-impl Drop for Debugger {
-    fn drop(&mut self) {
-        if let Some(p) = &self.socket_path {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-}
-
-fn listen(path: &Path) -> std::io::Result<UnixListener> {
-    if path.exists() {
-        if UnixStream::connect(path).is_ok() {
-            return Err(std::io::Error::new(
-                ErrorKind::AddrInUse,
-                format!("{}: another run is listening there; give another --debug-socket", path.display()),
-            ));
-        }
-        std::fs::remove_file(path)?;
-    }
-    let l = UnixListener::bind(path)?;
-    l.set_nonblocking(true)?;
-    Ok(l)
 }
 
 fn in_frame(dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
@@ -279,6 +207,54 @@ impl<'a> View<'a> {
     }
 }
 
+/// The NF's own symbols, as every target's unit numbers them: the state struct's fields, then
+/// its probes (the CPU target's automatic counters come after them).
+pub fn nf_symbols<N: ?Sized + NetworkFunction>(nf: &mut N) -> Vec<SymbolInfo> {
+    let probes = nf.probes();
+    state_symbols(&nf.elements(), probes)
+}
+
+fn state_symbols(
+    elements: &[(&'static str, &mut dyn Element)],
+    probes: Option<&'static LocalKey<Probes>>,
+) -> Vec<SymbolInfo> {
+    let mut out: Vec<SymbolInfo> = elements
+        .iter()
+        .map(|(name, e)| {
+            let key = e.key();
+            SymbolInfo {
+                kind: e.kind() as u8,
+                size: e.size() as u32,
+                key_width: key.map_or(0, |k| k.width as u16),
+                value_width: e.value().width as u16,
+                key_format: key.map_or(0, |k| k.shown as u8),
+                value_format: e.value().shown as u8,
+                name: name.to_string(),
+            }
+        })
+        .collect();
+    if let Some(p) = probes {
+        p.with(|p| {
+            for d in p.decls() {
+                let kind = match d.kind {
+                    ProbeKind::Value => SymbolKind::Probe,
+                    ProbeKind::Count => SymbolKind::Counter,
+                };
+                out.push(SymbolInfo {
+                    kind: kind.code(),
+                    size: 1,
+                    key_width: 0,
+                    value_width: d.shape.width as u16,
+                    key_format: 0,
+                    value_format: d.shape.shown as u8,
+                    name: d.name.to_string(),
+                });
+            }
+        });
+    }
+    out
+}
+
 fn status(e: EntryError) -> Status {
     match e {
         EntryError::BadIndex => Status::BadIndex,
@@ -289,41 +265,7 @@ fn status(e: EntryError) -> Status {
 
 impl Inspect for View<'_> {
     fn symbols(&self) -> Vec<SymbolInfo> {
-        let mut out: Vec<SymbolInfo> = self
-            .elements
-            .iter()
-            .map(|(name, e)| {
-                let key = e.key();
-                SymbolInfo {
-                    kind: e.kind() as u8,
-                    size: e.size() as u32,
-                    key_width: key.map_or(0, |k| k.width as u16),
-                    value_width: e.value().width as u16,
-                    key_format: key.map_or(0, |k| k.shown as u8),
-                    value_format: e.value().shown as u8,
-                    name: name.to_string(),
-                }
-            })
-            .collect();
-        if let Some(p) = self.probes {
-            p.with(|p| {
-                for d in p.decls() {
-                    let kind = match d.kind {
-                        ProbeKind::Value => SymbolKind::Probe,
-                        ProbeKind::Count => SymbolKind::Counter,
-                    };
-                    out.push(SymbolInfo {
-                        kind: kind.code(),
-                        size: 1,
-                        key_width: 0,
-                        value_width: d.shape.width as u16,
-                        key_format: 0,
-                        value_format: d.shape.shown as u8,
-                        name: d.name.to_string(),
-                    });
-                }
-            });
-        }
+        let mut out = state_symbols(&self.elements, self.probes);
         let first_auto = out.len();
         for (k, name) in AUTO.iter().enumerate() {
             let (_, size) = self.auto((first_auto + k) as u16).expect("an automatic counter");

@@ -50,6 +50,11 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
+/// Whether SIGINT or SIGTERM arrived since [`stop_on_signals`].
+pub fn stopping() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
 /// Makes SIGINT and SIGTERM end the run cleanly (the device reports the end of input).
 pub fn stop_on_signals() {
     // SAFETY: installs a handler that only stores to an atomic, which is async-signal-safe.

@@ -1,0 +1,105 @@
+//! `emu sim NF --target verilator --debug-socket PATH`: the generated Verilog with its debug
+//! unit under Verilator, the traffic of `--in` queued at its input, and the unit served on a
+//! Unix socket for `emu dbg PATH` (docs/debug-protocol.md, "The hardware unit").
+//!
+//! The run starts at a break, so a client can set watchpoints before the first frame; `continue`
+//! (or `step N`) lets the traffic in. It ends when every frame has left or been dropped and no
+//! client is connected, or at Ctrl-C.
+
+use crate::cli::SimArgs;
+use emu::{Config, NfDescriptor};
+use emu_cpu::{Device, PcapDevice};
+use emu_debug::hw::{reg, HwUnit, Registers};
+use emu_debug::socket::Server;
+use emu_hls::backend::Design;
+use emu_sim::hw_debug::DebugBench;
+use emu_sim::verilator::VerilatorModel;
+use std::path::Path;
+use std::time::Duration;
+
+/// Cycles run between two looks at the socket while frames move.
+const CYCLES_PER_LOOK: usize = 2_000;
+
+pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Path) -> Result<i32, String> {
+    if a.target.len() != 1 || a.target[0] != "verilator" {
+        return Err("--debug-socket debugs the generated hardware: give --target verilator alone".into());
+    }
+    if a.profile.is_some() {
+        return Err("--debug-socket and --profile do not go together: profile without the debugger".into());
+    }
+    let out = a.pcap.out.as_deref().ok_or("--out DIR is required: the frames out go to DIR/verilator/port<N>.pcap")?;
+    let mut design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame)?;
+    design.config.debug = true;
+    let (model, info) = VerilatorModel::build(&design, a.vcd.clone())?;
+    println!(
+        "verilator model with the debug unit {} in {:.1} s ({})",
+        if info.cached { "from the cache" } else { "built" },
+        info.seconds,
+        info.dir.display()
+    );
+    let mut bench = DebugBench::new(model)?;
+    let mut nf = (desc.build)(config).map_err(|e| e.to_string())?;
+    let mut unit = HwUnit::new(desc.name, emu_cpu::debug::nf_symbols(&mut *nf));
+    unit.check(&mut bench)?;
+
+    let ports = a.pcap.ports.unwrap_or(desc.ports);
+    let dir = out.join("verilator");
+    let mut device = PcapDevice::new(&a.pcap.inputs, &dir, ports).map_err(|e| e.to_string())?;
+    let mut frames = 0usize;
+    while let Some(f) = device.receive().map_err(|e| e.to_string())? {
+        if (f.port as usize) < ports {
+            bench.send(&f.data, f.port);
+            frames += 1;
+        }
+    }
+    bench.write(reg::CONTROL, 1);
+    let mut server = Server::listen(socket).map_err(|e| format!("{}: {e}", socket.display()))?;
+    emu_cpu::live::stop_on_signals();
+    println!(
+        "{}: {frames} frames wait at a break; `emu dbg {}` drives the hardware (`continue` lets them in)",
+        desc.name,
+        socket.display()
+    );
+    let mut written = 0;
+    loop {
+        for msg in server.receive() {
+            if let Some(reply) = unit.control(&msg, &mut bench) {
+                server.send(&reply);
+            }
+        }
+        let moving = bench.waiting() > 0 || bench.sent.len() + bench.dropped.len() < frames;
+        if moving {
+            for _ in 0..CYCLES_PER_LOOK {
+                bench.cycle(None);
+            }
+        }
+        for n in unit.poll(&mut bench) {
+            server.send(&n);
+        }
+        for (mask, f) in &bench.sent[written..] {
+            for port in (0..ports).filter(|p| mask & (1 << p) != 0) {
+                device.transmit(port as u8, f, 0).map_err(|e| e.to_string())?;
+            }
+        }
+        written = bench.sent.len();
+        let done = bench.sent.len() + bench.dropped.len() >= frames;
+        if (done && !server.connected()) || emu_cpu::live::stopping() {
+            break;
+        }
+        if !moving || done {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    device.finish().map_err(|e| e.to_string())?;
+    let held = frames - bench.sent.len() - bench.dropped.len();
+    println!(
+        "{}: {frames} frames in, {} sent, {} dropped{}, {} cycles; wrote {ports} port pcaps to {}",
+        desc.name,
+        bench.sent.len(),
+        bench.dropped.len(),
+        if held > 0 { format!(", {held} still held at the break") } else { String::new() },
+        bench.cycles,
+        dir.display()
+    );
+    Ok(0)
+}
