@@ -1,5 +1,6 @@
 //! The hardware debug unit under Verilator (emu-hls `backend/debug.rs`, served by
-//! `emu_debug::hw::HwUnit`): the same script — read a counter, watch it while traffic flows and
+//! `emu_debug::hw::HwUnit`): the same script — find a table entry by key, read entries by
+//! index, read a counter, watch it while traffic flows and
 //! see the notification, break, step 3, status, continue, write and reset — gives the same
 //! answers and the same frames out of each port as the CPU target's unit; idle, the unit costs
 //! no cycle; fuzzed requests change neither the state nor the traffic.
@@ -20,6 +21,7 @@ use learning_switch::LearningSwitch;
 use proptest::prelude::*;
 
 const MGMT: u8 = 3;
+const MAC_TABLE: u16 = 0;
 const FLOODS: u16 = 1;
 
 fn frame(dst: u8, src: u8, k: u8) -> Vec<u8> {
@@ -39,6 +41,12 @@ fn script() -> Vec<Event> {
     use Event::*;
     vec![
         Frames(vec![(0, frame(0xff, 0x11, 1)), (1, frame(0x11, 0x12, 2)), (0, frame(0x12, 0x11, 3))]),
+        Ask(30, Request::Lookup { id: MAC_TABLE, key: vec![2, 0, 0, 0, 0, 0x12] }),
+        Ask(31, Request::Read { id: MAC_TABLE, index: 0 }),
+        Ask(32, Request::Read { id: MAC_TABLE, index: 2 }),
+        Ask(33, Request::Read { id: MAC_TABLE, index: 16 }),
+        Ask(34, Request::Lookup { id: MAC_TABLE, key: vec![2, 0, 0, 0, 0, 0x77] }),
+        Ask(35, Request::Lookup { id: FLOODS, key: vec![0] }),
         Ask(1, Request::Read { id: FLOODS, index: 0 }),
         Ask(
             2,
@@ -172,6 +180,12 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
             .unwrap()
     };
     assert_eq!(reply(1), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())));
+    assert_eq!(reply(30), (Status::Ok, Reply::Found { index: 1, entry: vec![1, 2, 0, 0, 0, 0, 0x12, 1] }));
+    assert_eq!(reply(31), (Status::Ok, Reply::Entry(vec![1, 2, 0, 0, 0, 0, 0x11, 0])));
+    assert_eq!(reply(32), (Status::Ok, Reply::Entry(vec![0; 8])), "an empty slot");
+    assert_eq!(reply(33).0, Status::BadIndex);
+    assert_eq!(reply(34).0, Status::NoSuchKey);
+    assert_eq!(reply(35).0, Status::BadValue);
     let hits: Vec<(u64, Vec<u8>)> = cpu
         .iter()
         .filter_map(|m| match m {
@@ -202,8 +216,8 @@ fn what_the_hardware_unit_cannot_do_yet_it_says() {
         unit.control(&encode(&Message::Request { seq: 8, request: Request::Status }), &mut bench);
         status
     };
-    assert_eq!(ask(Request::Read { id: 0, index: 0 }), Status::Unsupported, "table entries");
-    assert_eq!(ask(Request::Lookup { id: 0, key: vec![2, 0, 0, 0, 0, 0x11] }), Status::Unsupported);
+    let entry = vec![1, 2, 0, 0, 0, 0, 0x11, 0];
+    assert_eq!(ask(Request::Write { id: MAC_TABLE, index: 0, entry }), Status::Unsupported, "table writes");
     assert_eq!(ask(Request::Trace { on: true, snap: 64 }), Status::Unsupported);
     let record = Request::Watch { slot: 0, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: true };
     assert_eq!(ask(record), Status::Unsupported);
@@ -336,8 +350,9 @@ fn emu_dbg_drives_a_running_emu_sim() {
         "broken, 1 held, trace off, 0 watch hits, 0 passed while the hold was full\nfloods = 0\nwatch 0: floods >= 4\n\
          stepped 2 packets (1 still held)\nfloods = 1\n"
     );
-    let second = dbg("continue; wait 2000; read floods");
+    let second = dbg("continue; wait 2000; read floods; read mac_table[0]");
     assert!(second.contains("watch 0 hit: floods = 4 after packet"), "{second}");
+    assert!(second.lines().last().is_some_and(|l| l.starts_with("mac_table[0] = 02:")), "{second}");
     let status = sim.wait().unwrap();
     assert!(status.success());
     // The frames out are the CPU target's.

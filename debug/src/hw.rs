@@ -7,8 +7,10 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: table entries (read, write,
-//! lookup), traces, and recording the packet that fired a watch. It holds [`HOLD_DEPTH`] frame
+//! What the hardware unit does not do yet answers `unsupported`: the entries of tables in
+//! block RAM (`Array`, `HashTable`, `Queue`), writes to table entries, traces, and recording the
+//! packet that fired a watch. Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
+//! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
 //! dropped and none passes, so it never sends `hold_full`.
 
@@ -40,6 +42,12 @@ pub mod reg {
     pub const RESULT: u32 = 0x018;
     pub const DATA: u32 = 0x020;
     pub const COMMIT: u32 = 0x040;
+    pub const INDEX: u32 = 0x044;
+    /// A table's registers, from its symbol's window, at slot INDEX.
+    pub const T_VALID: u32 = 0x000;
+    pub const T_KEY: u32 = 0x100;
+    pub const T_VALUE: u32 = 0x200;
+    pub const T_MASK: u32 = 0x300;
     pub const WATCH: u32 = 0x100;
     pub const WATCH_STRIDE: u32 = 0x20;
     pub const W_SYM: u32 = 0x00;
@@ -58,6 +66,11 @@ pub mod reg {
     /// Word `k` (least significant first) of symbol `n`'s value.
     pub fn symbol(n: usize, k: usize) -> u32 {
         super::SYMBOL_STRIDE * (n as u32 + 1) + 4 * k as u32
+    }
+
+    /// Register `off` of table symbol `n`'s window.
+    pub fn table(n: usize, off: u32) -> u32 {
+        super::SYMBOL_STRIDE * (n as u32 + 1) + off
     }
 
     /// Register `off` of watch slot `s`.
@@ -95,7 +108,20 @@ fn value_bytes(s: &SymbolInfo) -> usize {
     (s.value_width as usize).div_ceil(8)
 }
 
-/// A register or counter: the only symbols whose value the hardware unit reaches.
+/// A `w`-bit value read as words from `base` on (word 0 least significant), as
+/// `ceil(w / 8)` big-endian bytes.
+fn words_be(regs: &mut dyn Registers, base: u32, w: u16) -> Vec<u8> {
+    let words: Vec<u32> = (0..(w as u32).div_ceil(32)).map(|k| regs.read(base + 4 * k)).collect();
+    let be: Vec<u8> = words.iter().rev().flat_map(|w| w.to_be_bytes()).collect();
+    be[be.len() - (w as usize).div_ceil(8)..].to_vec()
+}
+
+/// A table whose slots the hardware unit reads (kept in registers).
+fn table(s: &SymbolInfo) -> bool {
+    [SymbolKind::Cam, SymbolKind::Lru, SymbolKind::Tcam].iter().any(|k| k.code() == s.kind)
+}
+
+/// A register or counter: the symbols whose value the hardware unit reads and writes.
 fn scalar(s: &SymbolInfo) -> bool {
     [SymbolKind::Register, SymbolKind::Counter, SymbolKind::Probe].iter().any(|k| k.code() == s.kind)
 }
@@ -174,10 +200,60 @@ impl HwUnit {
         if !scalar(s) {
             return Err(Status::Unsupported);
         }
-        let words: Vec<u32> =
-            (0..(s.value_width as usize).div_ceil(32)).map(|k| regs.read(reg::symbol(id as usize, k))).collect();
-        let be: Vec<u8> = words.iter().rev().flat_map(|w| w.to_be_bytes()).collect();
-        Ok(be[be.len() - value_bytes(s)..].to_vec())
+        Ok(words_be(regs, reg::symbol(id as usize, 0), s.value_width))
+    }
+
+    /// Entry `index` of a table in registers (`Cam`, `Lru`, `Tcam`), laid out as the CPU's:
+    /// `valid`, then key and value (a TCAM: value, mask, result), zeros in an empty slot.
+    fn read_entry(&self, id: u16, index: u32, regs: &mut dyn Registers) -> Result<Vec<u8>, Status> {
+        let s = self.symbol(id)?;
+        let tcam = s.kind == SymbolKind::Tcam.code();
+        if !table(s) {
+            return Err(Status::Unsupported);
+        }
+        if index >= s.size {
+            return Err(Status::BadIndex);
+        }
+        regs.write(reg::INDEX, index);
+        let valid = regs.read(reg::table(id as usize, reg::T_VALID)) & 1 != 0;
+        let mut fields = vec![(reg::T_KEY, s.key_width), (reg::T_VALUE, s.value_width)];
+        if tcam {
+            fields.insert(1, (reg::T_MASK, s.key_width));
+        }
+        let mut out = vec![valid as u8];
+        for (off, w) in fields {
+            let v = words_be(regs, reg::table(id as usize, off), w);
+            out.extend(if valid { v } else { vec![0; v.len()] });
+        }
+        Ok(out)
+    }
+
+    /// The first slot of table `id` holding `key` (a TCAM: whose rule matches it), by reading
+    /// the slots in order.
+    fn find(&self, id: u16, key: &[u8], regs: &mut dyn Registers) -> Result<(u32, Vec<u8>), Status> {
+        let s = self.symbol(id)?;
+        if !table(s) {
+            return Err(Status::BadValue);
+        }
+        let kb = (s.key_width as usize).div_ceil(8);
+        if key.len() != kb {
+            return Err(Status::NoSuchKey);
+        }
+        let tcam = s.kind == SymbolKind::Tcam.code();
+        for index in 0..s.size {
+            let e = self.read_entry(id, index, regs)?;
+            let hit = e[0] == 1
+                && if tcam {
+                    let (value, mask) = (&e[1..1 + kb], &e[1 + kb..1 + 2 * kb]);
+                    (0..kb).all(|i| key[i] & mask[i] == value[i] & mask[i])
+                } else {
+                    &e[1..1 + kb] == key
+                };
+            if hit {
+                return Ok((index, e));
+            }
+        }
+        Err(Status::NoSuchKey)
     }
 
     fn write_value(&self, id: u16, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
@@ -227,6 +303,7 @@ impl HwUnit {
                 nf: self.nf.clone(),
             }),
             Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
+            Request::Read { id, index } if table(self.symbol(id)?) => Reply::Entry(self.read_entry(id, index, regs)?),
             Request::Read { id, index } => {
                 let v = self.read_value(id, regs)?;
                 if index != 0 {
@@ -242,9 +319,9 @@ impl HwUnit {
                 self.write_value(id, &entry, regs)?;
                 Reply::Empty
             }
-            Request::Lookup { id, .. } => {
-                self.symbol(id)?;
-                return Err(Status::Unsupported);
+            Request::Lookup { id, key } => {
+                let (index, entry) = self.find(id, &key, regs)?;
+                Reply::Found { index, entry }
             }
             Request::Counters { first, index, count } => {
                 let mut out = Vec::new();

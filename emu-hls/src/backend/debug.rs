@@ -42,13 +42,16 @@
 //! | 0x018 | RESULT | R | the last `COMMIT`'s status code (the protocol's: 0 ok, 4 no such symbol, 7 read only, 12 busy) |
 //! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
 //! | 0x040 | COMMIT | W | write symbol N: DATA, cut to its width, into it |
+//! | 0x044 | INDEX | RW | the slot the tables show |
+//! | 0x1000 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru` or `Tcam`) |
+//! | + 0x100 + 4k, + 0x200 + 4k, + 0x300 + 4k | .KEY, .VALUE, .MASK | R | its key (a TCAM's value), value (a TCAM's result), mask: word k |
 //! | 0x100 + 0x20 s | WATCH[s].SYM | RW | `[15:0]` symbol, bit 31 armed; writing arms or disarms |
 //! | + 0x04 | .OP | RW | the protocol's operator code (0 `==` … 6 changes) |
 //! | + 0x08, 0x0C | .OPERAND | RW | low and high words |
 //! | + 0x10 | .HITS | R | times it fired |
 //! | + 0x14 | .PACKET | R | the number (PACKETS order, from 0) of the frame it last fired after |
 //! | + 0x18, 0x1C | .VALUE | R | the value then, low and high words |
-//! | 0x1000 (N+1) + 4k | symbol N | R | word k of its value (word 0 least significant); tables read 0 |
+//! | 0x1000 (N+1) + 4k | symbol N | R | word k of a register's or counter's value (word 0 least significant) |
 
 use crate::verilog::{Expr, Item, Stmt};
 
@@ -68,7 +71,23 @@ pub struct Symbol {
     pub counter: bool,
     /// The debugger may write it (not a value probe).
     pub writable: bool,
+    /// A table in registers, read slot by slot through its `dbg_*` port.
+    pub table: Option<Table>,
 }
+
+/// A table the unit reads by slot: its widths.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    /// The key's (a TCAM's value's and mask's) width.
+    pub key: u32,
+    /// The value's (a TCAM's result's) width.
+    pub value: u32,
+    /// A TCAM: it has a mask.
+    pub mask: bool,
+}
+
+/// The register holding the slot that tables show (INDEX).
+pub const INDEX: &str = "dbg_index_q";
 
 fn id(name: impl Into<String>) -> Expr {
     Expr::id(name)
@@ -145,6 +164,7 @@ pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Ite
         ("dbg_rvalid_q", 1),
         ("dbg_rdata_q", 32),
         ("dbg_core_q", 1),
+        (INDEX, 32),
     ] {
         items.push(Item::reg(name, w));
     }
@@ -193,6 +213,7 @@ pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Ite
             Stmt::nb(id("dbg_credit_q"), id("dbg_credit_q").plus(add).minus(sub)),
         ],
     ));
+    run.push(Stmt::if_(wr.clone().land(at(reg::INDEX)), vec![Stmt::nb(id(INDEX), id("dbg_req_wdata"))]));
     // Staging words and COMMIT's result.
     for k in 0..words {
         let part = id("dbg_data_q").slice(32 * k + 31, 32 * k);
@@ -344,6 +365,24 @@ pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Ite
             reads.push((reg::symbol(s.n, k as usize), fit(v.clone().slice(hi, 32 * k), hi - 32 * k + 1, 32)));
         }
     }
+    reads.push((reg::INDEX, id(INDEX)));
+    // A table's slot INDEX: its valid bit, then its fields, word by word.
+    let words = |reads: &mut Vec<(u32, Expr)>, n: usize, off: u32, e: Expr, w: u32| {
+        for k in 0..w.div_ceil(32) {
+            let hi = (32 * k + 31).min(w - 1);
+            reads.push((reg::table(n, off) + 4 * k, fit(e.clone().slice(hi, 32 * k), hi - 32 * k + 1, 32)));
+        }
+    };
+    for s in symbols {
+        let Some(t) = s.table else { continue };
+        let p = |f: &str| id(format!("{}_dbg_{f}", s.prefix));
+        reads.push((reg::table(s.n, reg::T_VALID), fit(p("valid"), 1, 32)));
+        words(&mut reads, s.n, reg::T_KEY, p("key"), t.key);
+        words(&mut reads, s.n, reg::T_VALUE, p("value"), t.value);
+        if t.mask {
+            words(&mut reads, s.n, reg::T_MASK, p("mask"), t.key);
+        }
+    }
     let arms: Vec<(Vec<Expr>, Vec<Stmt>)> =
         reads.into_iter().map(|(a, e)| (vec![hex(32, a as u64)], vec![Stmt::nb(id("dbg_rdata_q"), e)])).collect();
     run.push(Stmt::if_else(
@@ -364,6 +403,7 @@ pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Ite
         ("dbg_rvalid_q", 1),
         ("dbg_rdata_q", 32),
         ("dbg_core_q", 1),
+        (INDEX, 32),
     ] {
         reset.push(Stmt::nb(id(name), Expr::zero(w)));
     }

@@ -1394,6 +1394,8 @@ impl<'a> Gen<'a> {
                     // leaves the comparators no multiplexer when every key is loaded ahead.
                     let idle = if keyed_ahead && port.name == "req_key" {
                         id(format!("{e}_key_q"))
+                    } else if port.name == "dbg_slot" {
+                        id(debug::INDEX).slice(port.width - 1, 0)
                     } else {
                         Expr::zero(port.width)
                     };
@@ -1590,12 +1592,22 @@ impl<'a> Gen<'a> {
                     StateKind::Counter { bits } => (Some(*bits as u32), true),
                     _ => (None, false),
                 };
+                let table = match &decl.kind {
+                    StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } => {
+                        Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: false })
+                    }
+                    StateKind::Tcam { key, value, .. } => {
+                        Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: true })
+                    }
+                    _ => None,
+                };
                 debug::Symbol {
                     n,
                     prefix: format!("st_{}", self.elem[&s]),
                     width,
                     counter,
                     writable: decl.role != StateRole::Probe,
+                    table,
                 }
             })
             .collect()
@@ -1617,6 +1629,32 @@ impl<'a> Gen<'a> {
     /// The module of state element `s`, with the NF's widths (and a register's configured
     /// value).
     fn element_module(&self, s: StateId) -> Module {
+        let mut m = self.element_module_plain(s);
+        // With the debug unit, tables in registers get a read port for it.
+        if self.d.config.debug {
+            match &self.d.func.states[s].kind {
+                StateKind::Cam { key, value, size } | StateKind::Lru { key, value, size } => {
+                    let (k, v) = (key.width() as u32, value.width() as u32);
+                    hw::add_debug_read(
+                        &mut m,
+                        *size as u64,
+                        "slot_valid",
+                        &[("key", "slot_key", k), ("value", "slot_value", v)],
+                    );
+                }
+                StateKind::Tcam { key, value, size } => {
+                    let (k, v) = (key.width() as u32, value.width() as u32);
+                    let fields = [("key", "rule_value", k), ("mask", "rule_mask", k), ("value", "rule_result", v)];
+                    hw::add_debug_read(&mut m, *size as u64, "rule_valid", &fields);
+                }
+                _ => {}
+            }
+        }
+        m
+    }
+
+    /// [`Gen::element_module`] without the debugger's port.
+    fn element_module_plain(&self, s: StateId) -> Module {
         let name = self.element_module_name(s);
         match &self.d.func.states[s].kind {
             StateKind::Counter { bits } => hw::counter_module(&name, *bits as u32),

@@ -107,6 +107,27 @@ pub(crate) fn wrapper(mut body: Vec<Item>) -> Verilog {
     Verilog::Wrapper(Wrapper { code: verilog::print::items(&body), cores: String::new() })
 }
 
+/// Gives a table module whose slots are registers (`Cam`, `Lru`, `Tcam`) a read port for the
+/// debugger: input `dbg_slot`, outputs `dbg_valid` (the slot's valid bit, from the `valid`
+/// register) and `dbg_<field>` for each `(field, memory, width)`: slot `dbg_slot`'s contents,
+/// combinationally. A slot past the table reads as the memory's out-of-range word (the debug
+/// unit's host asks only for slots inside it). Built only with the debug unit.
+pub fn add_debug_read(m: &mut Module, n: u64, valid: &str, fields: &[(&str, &str, u32)]) {
+    use crate::verilog::{index_width, Expr, Item, Port};
+    let sw = index_width(n);
+    m.ports.push(Port::input("dbg_slot", sw));
+    m.ports.push(Port::output_wire("dbg_valid", 1));
+    m.items.push(Item::comment("The debugger's read port: slot dbg_slot, combinationally."));
+    let at = || if n == 1 { Expr::int(0) } else { Expr::id("dbg_slot") };
+    let v = if n == 1 { Expr::id(valid) } else { Expr::id(valid).index(at()) };
+    m.items.push(Item::assign(Expr::id("dbg_valid"), v));
+    for (field, mem, w) in fields {
+        let name = format!("dbg_{field}");
+        m.ports.push(Port::output_wire(&name, *w));
+        m.items.push(Item::assign(Expr::id(&name), Expr::id(*mem).index(at())));
+    }
+}
+
 /// Propagates signal changes through `block` until nothing changes (rust-hdl's `simulate`,
 /// with a panic when the block does not settle).
 pub fn settle<B: Block>(block: &mut B) {
