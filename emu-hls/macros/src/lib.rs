@@ -318,17 +318,7 @@ fn add_elements(items: &mut [syn::Item]) {
             ::std::vec![#((#names, &mut self.#fields as &mut dyn ::emu::state::Element)),*]
         }
     };
-    for item in items.iter_mut() {
-        if let syn::Item::Impl(i) = item {
-            if i.trait_
-                .as_ref()
-                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "NetworkFunction"))
-            {
-                i.items.push(method);
-                return;
-            }
-        }
-    }
+    add_to_nf_impl(items, method);
 }
 
 /// `emu::probe!` or `emu::count!` (with or without the `emu::`): `Some(true)` for a probe.
@@ -458,15 +448,22 @@ fn add_probes(items: &mut Vec<syn::Item>, probes: &[emu_hls::front::ast::Probe])
             ::std::option::Option::Some(&__EMU_PROBES)
         }
     };
-    for item in items.iter_mut() {
-        if let syn::Item::Impl(i) = item {
+    add_to_nf_impl(items, method);
+}
+
+/// Adds `method` to the module's `impl NetworkFunction for …`.
+fn add_to_nf_impl(items: &mut [syn::Item], method: syn::ImplItem) {
+    let nf_impl = items.iter_mut().find_map(|item| match item {
+        syn::Item::Impl(i)
             if i.trait_
                 .as_ref()
-                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "NetworkFunction"))
-            {
-                i.items.push(method);
-                return;
-            }
+                .is_some_and(|(_, p, _)| p.segments.last().is_some_and(|s| s.ident == "NetworkFunction")) =>
+        {
+            Some(i)
         }
+        _ => None,
+    });
+    if let Some(i) = nf_impl {
+        i.items.push(method);
     }
 }
