@@ -225,6 +225,9 @@ pub(crate) struct NetfpgaArgs {
     /// The module to compile when the file holds several #[emu::nf] modules
     #[arg(long, value_name = "NAME")]
     pub module: Option<String>,
+    /// Build the debug unit into the NF, its registers on the OPL's AXI4-Lite slave from 0x1000
+    #[arg(long)]
+    pub debug: bool,
 }
 
 fn parse_width(s: &str) -> Result<usize, String> {

@@ -27,8 +27,9 @@ pub const WATCH_SLOTS: usize = 4;
 pub const HOLD_DEPTH: u16 = 1;
 /// Words of the staging register: values of up to 256 bits.
 pub const DATA_WORDS: usize = 8;
-/// Each symbol's address window: symbol `n` at `SYMBOL_STRIDE * (n + 1)`.
-pub const SYMBOL_STRIDE: u32 = 0x1000;
+/// Each symbol's address window (1 KB): symbol `n` at `SYMBOL_STRIDE * (n + 1)`, so 58 symbols fit
+/// the 60 KB the SUME wrapper gives the unit (its 64 KB window after its own registers).
+pub const SYMBOL_STRIDE: u32 = 0x400;
 
 /// Register addresses (bytes).
 #[allow(missing_docs)]

@@ -58,6 +58,20 @@ pub struct Register {
     pub what: String,
 }
 
+/// Where the debug unit's registers start, when the NF is built with it (`emu netfpga
+/// --debug`): its address `a` (emu-hls `backend/debug.rs`) is `DEBUG_BASE + a` here.
+pub const DEBUG_BASE: u32 = 0x1000;
+
+/// The debug unit's register port on the NF module.
+const DEBUG_PORTS: [(&str, u32, bool); 6] = [
+    ("dbg_req_valid", 1, false),
+    ("dbg_req_write", 1, false),
+    ("dbg_req_addr", 32, false),
+    ("dbg_req_wdata", 32, false),
+    ("dbg_resp_valid", 1, true),
+    ("dbg_resp_rdata", 32, true),
+];
+
 /// Address of the RESET register.
 pub const RESET_ADDR: u32 = 0x008;
 /// Address of PKTIN.
@@ -97,6 +111,17 @@ pub fn register_map(design: &Design) -> Vec<Register> {
             format!("frames dropped as `{}` (code {})", r.name(), r as u8),
         ));
     }
+    if design.config.debug {
+        map.push(reg(
+            DEBUG_BASE,
+            "DEBUG",
+            "RW",
+            format!(
+                "0x{DEBUG_BASE:x} + A: the debug unit's register A (its map: docs/debug-protocol.md, \
+                 \"The hardware unit\")"
+            ),
+        ));
+    }
     map
 }
 
@@ -133,8 +158,10 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
     let top = design.top_name();
     let nf_ports = rtl::modules(design)?.into_iter().next().ok_or("the compiler made no module")?.ports;
     let stream = ["tdata", "tkeep", "tuser", "tvalid", "tready", "tlast"];
+    let debug = design.config.debug;
     let known = |name: &str| {
-        name == "axis_aclk"
+        (debug && DEBUG_PORTS.iter().any(|&(p, _, _)| p == name))
+            || name == "axis_aclk"
             || name == "axis_resetn"
             || name == "stat_drop_valid"
             || name == "stat_drop_reason"
@@ -239,6 +266,12 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
     }
     connections.push(("stat_drop_valid".into(), id("drop_valid")));
     connections.push(("stat_drop_reason".into(), id("drop_reason")));
+    if debug {
+        for (name, width, _) in DEBUG_PORTS {
+            m.items.push(Item::wire(name, width));
+            connections.push((name.into(), id(name)));
+        }
+    }
     m.items.push(Item::Instance(Instance { module: top.clone(), name: "nf".into(), params: vec![], connections }));
 
     // Counters, on the data path's clock.
@@ -272,14 +305,36 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
         "AXI4-Lite: a write is taken when its address and data are both valid and no response is\n\
          pending; a read when no read data is pending. Responses are always OKAY.",
     ));
-    for (name, width) in [("bvalid_q", 1), ("rvalid_q", 1), ("rdata_q", 32)] {
+    for (name, width) in [("bvalid_q", 1), ("rvalid_q", 1), ("rdata_q", 32), ("dbg_wait_q", 1)] {
         m.items.push(Item::reg(name, width));
     }
     m.items.push(Item::wire("write_go", 1));
     m.items
         .push(Item::assign(id("write_go"), id("S_AXI_AWVALID").land(id("S_AXI_WVALID")).land(id("bvalid_q").lnot())));
     m.items.push(Item::wire("read_go", 1));
-    m.items.push(Item::assign(id("read_go"), id("S_AXI_ARVALID").land(id("rvalid_q").lnot())));
+    m.items.push(Item::assign(
+        id("read_go"),
+        id("S_AXI_ARVALID").land(id("rvalid_q").lnot()).land(id("dbg_wait_q").lnot()),
+    ));
+    // The debug unit: addresses from DEBUG_BASE on go to its port (the address less DEBUG_BASE);
+    // it answers a read the cycle after, so the read data is one cycle later than the
+    // register file's (dbg_wait_q).
+    let high = |addr: &str| id(addr).slice(15, 12).not_equals(Expr::zero(4));
+    let debug_read = id("read_go").land(high("S_AXI_ARADDR"));
+    let debug_write = id("write_go").land(high("S_AXI_AWADDR"));
+    if debug {
+        let offset = |addr: &str| {
+            Expr::concat(vec![Expr::zero(16), id(addr).slice(15, 0).minus(Expr::hex(16, DEBUG_BASE as u128))])
+        };
+        for (port, value) in [
+            ("dbg_req_valid", debug_read.clone().lor(debug_write.clone())),
+            ("dbg_req_write", debug_write.clone()),
+            ("dbg_req_addr", Expr::mux(debug_write.clone(), offset("S_AXI_AWADDR"), offset("S_AXI_ARADDR"))),
+            ("dbg_req_wdata", id("S_AXI_WDATA")),
+        ] {
+            m.items.push(Item::assign(id(port), value));
+        }
+    }
     let mut arms = vec![
         (vec![Expr::hex(12, 0x000)], vec![Stmt::nb(id("rdata_q"), Expr::hex(32, ID as u128))]),
         (vec![Expr::hex(12, 0x004)], vec![Stmt::nb(id("rdata_q"), Expr::hex(32, VERSION as u128))]),
@@ -296,9 +351,12 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
         arms,
         default: Some(vec![Stmt::nb(id("rdata_q"), Expr::zero(32))]),
     };
-    let clear_write = id("write_go")
+    let mut clear_write = id("write_go")
         .land(id("S_AXI_AWADDR").slice(11, 0).equals(Expr::hex(12, RESET_ADDR as u128)))
         .land(id("S_AXI_WDATA").bit_at(0));
+    if debug {
+        clear_write = clear_write.land(high("S_AXI_AWADDR").lnot());
+    }
     m.items.push(Item::always_posedge(
         "S_AXI_ACLK",
         vec![Stmt::if_else(
@@ -308,6 +366,7 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
                 Stmt::nb(id("rvalid_q"), Expr::bit(false)),
                 Stmt::nb(id("rdata_q"), Expr::zero(32)),
                 Stmt::nb(id("clear_q"), Expr::bit(false)),
+                Stmt::nb(id("dbg_wait_q"), Expr::bit(false)),
             ],
             vec![
                 Stmt::nb(id("clear_q"), clear_write),
@@ -316,11 +375,32 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
                     vec![Stmt::nb(id("bvalid_q"), Expr::bit(true))],
                     vec![Stmt::if_(id("S_AXI_BREADY"), vec![Stmt::nb(id("bvalid_q"), Expr::bit(false))])],
                 ),
-                Stmt::if_else(
-                    id("read_go"),
-                    vec![Stmt::nb(id("rvalid_q"), Expr::bit(true)), read],
-                    vec![Stmt::if_(id("S_AXI_RREADY"), vec![Stmt::nb(id("rvalid_q"), Expr::bit(false))])],
-                ),
+                if debug {
+                    // A debug read waits a cycle for the unit's answer.
+                    Stmt::if_else(
+                        id("dbg_wait_q"),
+                        vec![
+                            Stmt::nb(id("dbg_wait_q"), Expr::bit(false)),
+                            Stmt::nb(id("rvalid_q"), Expr::bit(true)),
+                            Stmt::nb(id("rdata_q"), id("dbg_resp_rdata")),
+                        ],
+                        vec![Stmt::if_else(
+                            debug_read,
+                            vec![Stmt::nb(id("dbg_wait_q"), Expr::bit(true))],
+                            vec![Stmt::if_else(
+                                id("read_go"),
+                                vec![Stmt::nb(id("rvalid_q"), Expr::bit(true)), read],
+                                vec![Stmt::if_(id("S_AXI_RREADY"), vec![Stmt::nb(id("rvalid_q"), Expr::bit(false))])],
+                            )],
+                        )],
+                    )
+                } else {
+                    Stmt::if_else(
+                        id("read_go"),
+                        vec![Stmt::nb(id("rvalid_q"), Expr::bit(true)), read],
+                        vec![Stmt::if_(id("S_AXI_RREADY"), vec![Stmt::nb(id("rvalid_q"), Expr::bit(false))])],
+                    )
+                },
             ],
         )],
     ));

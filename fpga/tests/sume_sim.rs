@@ -188,3 +188,66 @@ fn all_inputs_at_once_match_the_cpu_target_in_the_arbiters_order() {
     assert_ne!(run.grants, serial, "with every input busy the arbiter interleaves them");
     check_against_cpu(&ordered, &run);
 }
+
+/// The learning switch built with the debug unit, whose registers answer on the OPL's AXI4-Lite
+/// slave from `opl::DEBUG_BASE`: after the example traffic the unit's counters and the MAC
+/// table read what the CPU target's state holds, a write through it lands, and the OPL's own
+/// registers are still where they were (a write to the unit's CONTROL does not clear them).
+#[test]
+fn the_debug_unit_answers_on_axi4_lite() {
+    use emu_debug::hw::reg;
+    let mut design = design();
+    design.config.debug = true;
+    let sim = SumeSim::build(&design).unwrap_or_else(|e| panic!("{e}"));
+    let frames = example();
+    let at = |a: u32| opl::DEBUG_BASE + a;
+    let mut accesses = vec![
+        Access::Read(at(reg::ID)),
+        Access::Read(at(reg::PACKETS)),
+        Access::Read(at(reg::symbol(1, 0))),
+        Access::Read(at(reg::symbol(1, 1))),
+        Access::Write(at(reg::CONTROL), 0),
+        Access::Read(opl::PKTIN_ADDR),
+    ];
+    for slot in 0..4 {
+        accesses.push(Access::Write(at(reg::INDEX), slot));
+        accesses.push(Access::Read(at(reg::table(0, reg::T_VALID))));
+        accesses.push(Access::Read(at(reg::table(0, reg::T_KEY))));
+        accesses.push(Access::Read(at(reg::table(0, reg::T_KEY + 4))));
+        accesses.push(Access::Read(at(reg::table(0, reg::T_VALUE))));
+    }
+    accesses.extend([
+        Access::Write(at(reg::DATA), 77),
+        Access::Write(at(reg::DATA + 4), 0),
+        Access::Write(at(reg::COMMIT), 1),
+        Access::Read(at(reg::RESULT)),
+        Access::Read(at(reg::symbol(1, 0))),
+    ]);
+    let run = sim.run(&frames, Mode::Serial, 5, &accesses).unwrap();
+    let reads: Vec<u32> = run.reads.iter().map(|(_, v)| *v).collect();
+
+    let input: Vec<Frame> =
+        frames.iter().enumerate().map(|(i, (k, f))| Frame::new(nf_port(*k), i as u64, f.clone())).collect();
+    let mut runner = emu_cpu::Runner::new(Box::new(learning_switch::LearningSwitch::default()), 4, 64);
+    runner.run(&mut emu_cpu::MemoryDevice::new(input), &mut Vec::new()).unwrap();
+    let mut nf = runner.into_nf();
+    let floods = nf.floods.get();
+    assert!(floods > 0);
+    assert_eq!(
+        &reads[..5],
+        [emu_debug::hw::ID, frames.len() as u32, floods as u32, (floods >> 32) as u32, frames.len() as u32]
+    );
+    let elements = nf.elements();
+    assert!((0..4).any(|slot| elements[0].1.read(slot).unwrap()[0] == 1), "the traffic taught the switch MACs");
+    for slot in 0..4 {
+        let r = &reads[5 + 4 * slot..9 + 4 * slot];
+        let e = elements[0].1.read(slot).unwrap();
+        let key = u64::from_be_bytes([0, 0, e[1], e[2], e[3], e[4], e[5], e[6]]);
+        let (valid, key, value) = if e[0] == 1 { (1, key, e[7] as u32) } else { (r[0], 0, 0) };
+        assert_eq!(r[0], valid, "slot {slot} valid");
+        if valid == 1 {
+            assert_eq!((r[1] as u64 | (r[2] as u64) << 32, r[3]), (key, value), "slot {slot}");
+        }
+    }
+    assert_eq!(&reads[21..], [0, 77], "COMMIT wrote floods");
+}

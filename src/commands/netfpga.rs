@@ -51,7 +51,7 @@ pub(crate) fn run(
         debug: false,
     };
     let source = hls::resolve(registry, &hls_args, config_of)?;
-    let design = hls::design(&source, a.width, a.max_frame, false)?;
+    let design = hls::design(&source, a.width, a.max_frame, a.debug)?;
     let modules = hls::verilog_modules(&source.label, &design)?;
     let (verilog, _stale) = hls::write_verilog(out, &modules)?;
     let relative: Vec<String> = modules.iter().map(|(name, _)| format!("verilog/{name}.v")).collect();

@@ -43,7 +43,7 @@
 //! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
 //! | 0x040 | COMMIT | W | write symbol N: DATA, cut to its width, into it |
 //! | 0x044 | INDEX | RW | the slot the tables show |
-//! | 0x1000 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru` or `Tcam`) |
+//! | 0x400 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru` or `Tcam`) |
 //! | + 0x100 + 4k, + 0x200 + 4k, + 0x300 + 4k | .KEY, .VALUE, .MASK | R | its key (a TCAM's value), value (a TCAM's result), mask: word k |
 //! | 0x100 + 0x20 s | WATCH[s].SYM | RW | `[15:0]` symbol, bit 31 armed; writing arms or disarms |
 //! | + 0x04 | .OP | RW | the protocol's operator code (0 `==` … 6 changes) |
@@ -51,7 +51,7 @@
 //! | + 0x10 | .HITS | R | times it fired |
 //! | + 0x14 | .PACKET | R | the number (PACKETS order, from 0) of the frame it last fired after |
 //! | + 0x18, 0x1C | .VALUE | R | the value then, low and high words |
-//! | 0x1000 (N+1) + 4k | symbol N | R | word k of a register's or counter's value (word 0 least significant) |
+//! | 0x400 (N+1) + 4k | symbol N | R | word k of a register's or counter's value (word 0 least significant) |
 
 use crate::verilog::{Expr, Item, Stmt};
 
