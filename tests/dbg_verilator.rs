@@ -2,7 +2,8 @@
 //! `emu_debug::hw::HwUnit`): the same script — find a table entry by key, read entries by
 //! index, read a counter, watch it while traffic flows and
 //! see the notification, break, step 3, status, continue, write and reset — gives the same
-//! answers and the same frames out of each port as the CPU target's unit; idle, the unit costs
+//! answers and the same frames out of each port as the CPU target's unit; a trace records the
+//! same frames and verdicts; idle, the unit costs
 //! no cycle; fuzzed requests change neither the state nor the traffic.
 //!
 //! One answer differs by design and is not asked: while broken, the CPU holds up to 1024
@@ -218,7 +219,6 @@ fn what_the_hardware_unit_cannot_do_yet_it_says() {
     };
     let entry = vec![1, 2, 0, 0, 0, 0, 0x11, 0];
     assert_eq!(ask(Request::Write { id: MAC_TABLE, index: 0, entry }), Status::Unsupported, "table writes");
-    assert_eq!(ask(Request::Trace { on: true, snap: 64 }), Status::Unsupported);
     let record = Request::Watch { slot: 0, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: true };
     assert_eq!(ask(record), Status::Unsupported);
     assert_eq!(
@@ -364,4 +364,56 @@ fn emu_dbg_drives_a_running_emu_sim() {
         .unwrap();
     assert!(o.status.success());
     assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
+}
+
+/// A trace notification without what differs by target (latency: ns on the CPU, cycles in
+/// hardware; the hardware records no bytes).
+fn traced(messages: &[Message]) -> Vec<(u64, u8, emu_debug::protocol::TraceVerdict, u16)> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification {
+                notification: Notification::Trace { packet_no, in_port, verdict, len, .. },
+                ..
+            } => Some((*packet_no, *in_port, *verdict, *len)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_trace_records_each_frame_and_its_verdict_as_on_the_cpu() {
+    use emu_debug::protocol::TraceVerdict;
+    use Event::*;
+    let events = vec![
+        Frames(vec![(0, frame(0xff, 0x11, 1))]),
+        Ask(1, Request::Trace { on: true, snap: 64 }),
+        Frames(vec![(1, frame(0x11, 0x12, 2)), (1, vec![2; 10]), (0, frame(0x11, 0x11, 3))]),
+        Frames(vec![(2, frame(0x12, 0x13, 4)), (0, frame(0xff, 0x11, 5))]),
+        Ask(2, Request::Trace { on: false, snap: 0 }),
+        Frames(vec![(0, frame(0xff, 0x11, 6))]),
+    ];
+    let (cpu_ports, cpu) = on_cpu(&events);
+    let (hw_ports, hw) = on_hardware(&events);
+    assert_eq!(hw_ports, cpu_ports);
+    let want = vec![
+        (1, 1, TraceVerdict::Send(0b0001), 62),
+        (2, 1, TraceVerdict::Drop(emu::DropReason::Runt as u8), 10),
+        (3, 0, TraceVerdict::Drop(emu::DropReason::SamePort as u8), 63),
+        (4, 2, TraceVerdict::Send(0b0010), 64),
+        (5, 0, TraceVerdict::Send(0b1110), 65),
+    ];
+    assert_eq!(traced(&cpu), want);
+    assert_eq!(traced(&hw), want);
+    let latencies: Vec<u32> = hw
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification { notification: Notification::Trace { latency, .. }, .. } => Some(*latency),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        latencies.iter().all(|&c| (1..200).contains(&c)),
+        "cycles from the first beat in to the verdict: {latencies:?}"
+    );
 }

@@ -394,10 +394,9 @@ impl<T: Transport> Client<T> {
                         format!("sent to port{} {}", if ports.len() == 1 { "" } else { "s" }, ports.join(","))
                     }
                 };
-                format!(
-                    "trace: packet {packet_no}, in port {in_port}, {len} bytes, {v}, latency {latency}: {}",
-                    hex(bytes)
-                )
+                // A hardware unit records no bytes.
+                let first = if bytes.is_empty() { String::new() } else { format!(": {}", hex(bytes)) };
+                format!("trace: packet {packet_no}, in port {in_port}, {len} bytes, {v}, latency {latency}{first}")
             }
             Notification::HoldFull { held } => {
                 format!("the hold is full ({held} packets): further packets pass until `continue`")
@@ -650,7 +649,13 @@ mod test {
         if let Some((port, bytes)) = unit.admit(1, vec![k; 60]) {
             nf.floods += 1;
             unit.observe(
-                &Outcome { packet_no: k as u64, in_port: port, bytes: &bytes, verdict: TraceVerdict::Send(0b1101), latency: 9 },
+                &Outcome {
+                    packet_no: k as u64,
+                    in_port: port,
+                    bytes: &bytes,
+                    verdict: TraceVerdict::Send(0b1101),
+                    latency: 9,
+                },
                 nf,
             );
         }

@@ -8,21 +8,24 @@
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
 //! What the hardware unit does not do yet answers `unsupported`: the entries of tables in
-//! block RAM (`Array`, `HashTable`, `Queue`), writes to table entries, traces, and recording the
-//! packet that fired a watch. Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
+//! block RAM (`Array`, `HashTable`, `Queue`), writes to table entries, and recording the packet
+//! that fired a watch. Its trace records carry no bytes of the packet, and their latency is in
+//! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
 //! dropped and none passes, so it never sends `hold_full`.
 
 use crate::protocol::{
     decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
-    UnitStatus, WatchOp,
+    TraceVerdict, UnitStatus, WatchOp,
 };
 
 /// The ID register's value: "EMUD".
 pub const ID: u32 = 0x454d_5544;
 /// The hardware's watchpoint comparators.
 pub const WATCH_SLOTS: usize = 4;
+/// Trace records the hardware buffers between two looks of the host.
+pub const TRACE_DEPTH: u16 = 8;
 /// Frames the hardware holds on `break`.
 pub const HOLD_DEPTH: u16 = 1;
 /// Words of the staging register: values of up to 256 bits.
@@ -44,6 +47,20 @@ pub mod reg {
     pub const DATA: u32 = 0x020;
     pub const COMMIT: u32 = 0x040;
     pub const INDEX: u32 = 0x044;
+    /// Trace: bit 0 on; the records waiting; records lost to a full FIFO (cleared by a
+    /// write); a write pops the oldest record, shown at TR_*.
+    pub const TRACE: u32 = 0x048;
+    pub const TRACE_COUNT: u32 = 0x04c;
+    pub const TRACE_LOST: u32 = 0x050;
+    pub const TRACE_POP: u32 = 0x054;
+    pub const TR_PACKET: u32 = 0x060;
+    /// `[7:0]` input port, `[8]` 1 sent, 0 dropped.
+    pub const TR_META: u32 = 0x064;
+    /// The drop reason's code, or the output port mask.
+    pub const TR_DETAIL: u32 = 0x068;
+    /// Cycles from the frame's first beat in to its verdict.
+    pub const TR_LATENCY: u32 = 0x06c;
+    pub const TR_LEN: u32 = 0x070;
     /// A table's registers, from its symbol's window, at slot INDEX.
     pub const T_VALID: u32 = 0x000;
     pub const T_KEY: u32 = 0x100;
@@ -103,6 +120,7 @@ pub struct HwUnit {
     watches: [Option<(u16, u64)>; WATCH_SLOTS],
     notes: u32,
     hits: u32,
+    tracing: bool,
 }
 
 fn value_bytes(s: &SymbolInfo) -> usize {
@@ -131,7 +149,21 @@ impl HwUnit {
     /// A unit for the NF `nf` whose symbols (state fields, then probes, numbered as in
     /// `symbols.json`) are `symbols`.
     pub fn new(nf: &str, symbols: Vec<SymbolInfo>) -> HwUnit {
-        HwUnit { nf: nf.into(), symbols, last_seq: None, watches: [None; WATCH_SLOTS], notes: 0, hits: 0 }
+        HwUnit {
+            nf: nf.into(),
+            symbols,
+            last_seq: None,
+            watches: [None; WATCH_SLOTS],
+            notes: 0,
+            hits: 0,
+            tracing: false,
+        }
+    }
+
+    /// Whether a trace is on: the host should then poll often enough that the hardware's
+    /// [`TRACE_DEPTH`] records do not overflow (a frame takes tens of cycles).
+    pub fn tracing(&self) -> bool {
+        self.tracing
     }
 
     /// Checks that the hardware is a debug unit with these symbols: `Err` says what differs.
@@ -167,9 +199,31 @@ impl HwUnit {
         Some(encode(&Message::Reply { seq, opcode, status, reply }))
     }
 
-    /// Watch hits since the last call, as notification messages (encoded).
+    /// Trace records and watch hits since the last call, as notification messages
+    /// (encoded).
     pub fn poll(&mut self, regs: &mut dyn Registers) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
+        if self.tracing {
+            for _ in 0..regs.read(reg::TRACE_COUNT) {
+                let meta = regs.read(reg::TR_META);
+                let detail = regs.read(reg::TR_DETAIL);
+                let notification = Notification::Trace {
+                    packet_no: regs.read(reg::TR_PACKET) as u64,
+                    in_port: meta as u8,
+                    verdict: if meta & 0x100 != 0 {
+                        TraceVerdict::Send(detail)
+                    } else {
+                        TraceVerdict::Drop(detail as u8)
+                    },
+                    latency: regs.read(reg::TR_LATENCY),
+                    len: regs.read(reg::TR_LEN) as u16,
+                    bytes: Vec::new(),
+                };
+                regs.write(reg::TRACE_POP, 1);
+                out.push(encode(&Message::Notification { seq: self.notes, notification }));
+                self.notes += 1;
+            }
+        }
         for slot in 0..WATCH_SLOTS {
             let Some((id, seen)) = self.watches[slot] else { continue };
             let hits = regs.read(reg::watch(slot, reg::W_HITS)) as u64;
@@ -297,10 +351,10 @@ impl HwUnit {
             Request::Hello => Reply::Hello(Hello {
                 symbols: self.symbols.len() as u16,
                 watch_slots: WATCH_SLOTS as u8,
-                trace_depth: 0,
+                trace_depth: TRACE_DEPTH,
                 hold_depth: HOLD_DEPTH,
                 broken: regs.read(reg::CONTROL) & 1 != 0,
-                tracing: false,
+                tracing: self.tracing,
                 nf: self.nf.clone(),
             }),
             Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
@@ -393,7 +447,12 @@ impl HwUnit {
                 }
                 Reply::Empty
             }
-            Request::Trace { .. } => return Err(Status::Unsupported),
+            Request::Trace { on, .. } => {
+                // The hardware records no bytes: the snap length is the client's wish only.
+                regs.write(reg::TRACE, on as u32);
+                self.tracing = on;
+                Reply::Empty
+            }
             Request::Break => {
                 regs.write(reg::CONTROL, 1);
                 Reply::Break { held: Self::held(regs) }
@@ -421,7 +480,7 @@ impl HwUnit {
             }
             Request::Status => Reply::Status(UnitStatus {
                 broken: regs.read(reg::CONTROL) & 1 != 0,
-                tracing: false,
+                tracing: self.tracing,
                 held: Self::held(regs),
                 passed_while_full: 0,
                 watch_hits: self.hits,

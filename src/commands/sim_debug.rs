@@ -17,8 +17,10 @@ use emu_sim::verilator::VerilatorModel;
 use std::path::Path;
 use std::time::Duration;
 
-/// Cycles run between two looks at the socket while frames move.
+/// Cycles run between two looks at the socket while frames move; while tracing, between two
+/// polls of the trace FIFO (8 records; a frame takes tens of cycles).
 const CYCLES_PER_LOOK: usize = 2_000;
+const CYCLES_PER_TRACE_POLL: usize = 64;
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Path) -> Result<i32, String> {
     if a.target.len() != 1 || a.target[0] != "verilator" {
@@ -69,8 +71,16 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         }
         let moving = bench.waiting() > 0 || bench.sent.len() + bench.dropped.len() < frames;
         if moving {
-            for _ in 0..CYCLES_PER_LOOK {
-                bench.cycle(None);
+            let mut left = CYCLES_PER_LOOK;
+            while left > 0 {
+                let n = if unit.tracing() { CYCLES_PER_TRACE_POLL.min(left) } else { left };
+                for _ in 0..n {
+                    bench.cycle(None);
+                }
+                left -= n;
+                for note in unit.poll(&mut bench) {
+                    server.send(&note);
+                }
             }
         }
         for n in unit.poll(&mut bench) {

@@ -25,6 +25,9 @@
 //! - **watchpoints**: [`WATCH_SLOTS`] comparators on the low 64 bits of a register or
 //!   counter, checked when the core finishes a frame, with the protocol's operators and
 //!   edge semantics (a comparison fires when it becomes true; `changes` on every change).
+//! - **tables**: `Cam`, `Lru` and `Tcam` slots, read through a port their modules get with
+//!   the unit.
+//! - **trace**: a record per frame at its verdict in a FIFO the host empties.
 //!
 //! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
 //! the cycles per frame are those of the build without it.
@@ -43,6 +46,11 @@
 //! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
 //! | 0x040 | COMMIT | W | write symbol N: DATA, cut to its width, into it |
 //! | 0x044 | INDEX | RW | the slot the tables show |
+//! | 0x048 | TRACE | RW | bit 0: record each frame's verdict |
+//! | 0x04C | TRACE_COUNT | R | records waiting (at most [`TRACE_DEPTH`]) |
+//! | 0x050 | TRACE_LOST | RW | records that found the FIFO full; a write clears it |
+//! | 0x054 | TRACE_POP | W | drops the oldest record |
+//! | 0x060, 0x064, 0x068, 0x06C, 0x070 | TR_PACKET, TR_META, TR_DETAIL, TR_LATENCY, TR_LEN | R | the oldest record: frame number; `[7:0]` input port, `[8]` sent; drop reason or output ports; cycles from first beat in to verdict, less those a break held it; received length |
 //! | 0x400 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru` or `Tcam`) |
 //! | + 0x100 + 4k, + 0x200 + 4k, + 0x300 + 4k | .KEY, .VALUE, .MASK | R | its key (a TCAM's value), value (a TCAM's result), mask: word k |
 //! | 0x100 + 0x20 s | WATCH[s].SYM | RW | `[15:0]` symbol, bit 31 armed; writing arms or disarms |
@@ -147,12 +155,31 @@ pub fn gate() -> Expr {
     id("dbg_gate")
 }
 
-/// The unit: its registers, the gate, the write strobes and the comparators. `idle` is high
-/// when the core is in its idle phase; `held` when the ingress holds a whole frame; `empty`
-/// when the ingress has no beat of one.
-pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Item> {
+/// What the unit sees of the core, as expressions over the NF module's signals (and, by name,
+/// `drop_valid_q`, `drop_reason_q`, `check_reason`, `dst_q`, `in_port_q`, `rx_len_q`, `in_src_q`,
+/// `in_len_q`).
+pub struct Core {
+    /// The core is in its idle phase.
+    pub idle: Expr,
+    /// The ingress holds a whole frame.
+    pub held: Expr,
+    /// The ingress has no beat of a frame.
+    pub empty: Expr,
+    /// The core is sending.
+    pub send: Expr,
+    /// The ingress takes the first beat of a frame this cycle.
+    pub first_beat: Expr,
+}
+
+/// Trace records the FIFO holds.
+pub use emu_debug::hw::TRACE_DEPTH;
+
+/// The unit: its registers, the gate, the write strobes, the comparators and the trace FIFO.
+pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
+    let Core { idle, held, empty, .. } = core;
+    let (idle, held, empty) = (idle.clone(), held.clone(), empty.clone());
     let mut items = vec![Item::comment(
-        "The debug unit (backend/debug.rs): break/step gate, state access between frames, watchpoints.",
+        "The debug unit (backend/debug.rs): break/step gate, state access between frames, watchpoints, trace.",
     )];
     let words = data_words(symbols);
     for (name, w) in [
@@ -366,6 +393,7 @@ pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Ite
         }
     }
     reads.push((reg::INDEX, id(INDEX)));
+    trace(&mut items, &mut run, &mut reads, core, &wr, &at);
     // A table's slot INDEX: its valid bit, then its fields, word by word.
     let words = |reads: &mut Vec<(u32, Expr)>, n: usize, off: u32, e: Expr, w: u32| {
         for k in 0..w.div_ceil(32) {
@@ -412,8 +440,159 @@ pub fn items(symbols: &[Symbol], idle: Expr, held: Expr, empty: Expr) -> Vec<Ite
             reset.push(Stmt::nb(id(format!("dbg_w{s}_{name}")), Expr::zero(w)));
         }
     }
+    for (name, w) in TRACE_REGS {
+        reset.push(Stmt::nb(id(*name), Expr::zero(*w)));
+    }
     items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
     items.push(Item::assign(id("dbg_resp_valid"), id("dbg_rvalid_q")));
     items.push(Item::assign(id("dbg_resp_rdata"), id("dbg_rdata_q")));
     items
+}
+
+/// The trace's registers that a reset clears.
+const TRACE_REGS: &[(&str, u32)] = &[
+    ("dbg_trace_q", 1),
+    ("dbg_tr_head_q", 3),
+    ("dbg_tr_count_q", 4),
+    ("dbg_tr_lost_q", 32),
+    ("dbg_now_q", 32),
+    ("dbg_refused_q", 1),
+    ("dbg_sending_q", 1),
+    ("dbg_hold_n_q", 32),
+];
+
+/// The trace: a record per frame at its verdict (its number, input port, verdict, cycles from
+/// its first beat in, length) into a FIFO of [`TRACE_DEPTH`] the host pops; records that find
+/// it full are counted as lost. A frame the ingress checks refuse is recorded the cycle after
+/// (its drop pulse), when no other verdict can happen, so one record enters per cycle at most.
+fn trace(
+    items: &mut Vec<Item>,
+    run: &mut Vec<Stmt>,
+    reads: &mut Vec<(u32, Expr)>,
+    core: &Core,
+    wr: &Expr,
+    at: &dyn Fn(u32) -> Expr,
+) {
+    for (name, w) in TRACE_REGS {
+        items.push(Item::reg(*name, *w));
+    }
+    // The frame in the ingress and in the core: when its first beat came.
+    for (name, w) in [("dbg_in_t0_q", 32), ("dbg_t0_q", 32), ("dbg_pend_q", 96)] {
+        items.push(Item::reg(name, w));
+    }
+    // The record: packet, meta, detail, latency, length.
+    let depth = TRACE_DEPTH as u64;
+    for (name, w) in
+        [("dbg_tr_packet", 32), ("dbg_tr_meta", 32), ("dbg_tr_detail", 32), ("dbg_tr_latency", 32), ("dbg_tr_len", 16)]
+    {
+        items.push(Item::memory(name, w, depth));
+        items.push(Item::wire(format!("{name}_new"), w));
+    }
+    let lat = |t0: Expr| id("dbg_now_q").minus(t0);
+    let refused = id("drop_valid_q").land(id("dbg_refused_q"));
+    let dropped = id("drop_valid_q").land(id("dbg_refused_q").lnot());
+    let sent = core.send.clone().land(id("dbg_sending_q").lnot());
+    let core_meta = |kind: bool| Expr::concat(vec![Expr::zero(23), Expr::bit(kind), id("in_port_q")]);
+    let pend = |hi: u32, lo: u32| id("dbg_pend_q").slice(hi, lo);
+    // The refused frame's record, kept a cycle: packet (32), port (8), reason (8), latency (32), length (16).
+    let new = [
+        ("dbg_tr_packet_new", Expr::mux(refused.clone(), pend(95, 64), id("dbg_packets_q").minus(Expr::hex(32, 1)))),
+        (
+            "dbg_tr_meta_new",
+            Expr::mux(
+                refused.clone(),
+                Expr::concat(vec![Expr::zero(24), pend(63, 56)]),
+                Expr::mux(sent.clone(), core_meta(true), core_meta(false)),
+            ),
+        ),
+        (
+            "dbg_tr_detail_new",
+            Expr::mux(
+                refused.clone(),
+                Expr::concat(vec![Expr::zero(24), pend(55, 48)]),
+                Expr::mux(
+                    sent.clone(),
+                    Expr::concat(vec![Expr::zero(28), id("dst_q")]),
+                    Expr::concat(vec![Expr::zero(24), id("drop_reason_q")]),
+                ),
+            ),
+        ),
+        ("dbg_tr_latency_new", Expr::mux(refused.clone(), pend(47, 16), lat(id("dbg_t0_q")))),
+        ("dbg_tr_len_new", Expr::mux(refused.clone(), pend(15, 0), id("rx_len_q"))),
+    ];
+    for (name, e) in new {
+        items.push(Item::assign(id(name), e));
+    }
+    let event = id("dbg_trace_q").land(refused.lor(dropped).lor(sent));
+    let pop = wr.clone().land(at(reg::TRACE_POP)).land(id("dbg_tr_count_q").not_equals(Expr::zero(4)));
+    let full = id("dbg_tr_count_q").equals(Expr::dec(4, depth as u128));
+    let tail = id("dbg_tr_head_q").plus(id("dbg_tr_count_q").slice(2, 0));
+    let mut push = vec![];
+    for name in ["dbg_tr_packet", "dbg_tr_meta", "dbg_tr_detail", "dbg_tr_latency", "dbg_tr_len"] {
+        push.push(Stmt::nb(id(name).index(tail.clone()), id(format!("{name}_new"))));
+    }
+    let take = id("dbg_take");
+    run.extend([
+        Stmt::nb(id("dbg_now_q"), id("dbg_now_q").plus(Expr::hex(32, 1))),
+        Stmt::nb(id("dbg_sending_q"), core.send.clone()),
+        Stmt::if_(core.first_beat.clone(), vec![Stmt::nb(id("dbg_in_t0_q"), id("dbg_now_q"))]),
+        // Cycles a break held the frame in the ingress are not its latency.
+        Stmt::if_else(
+            take.clone(),
+            vec![
+                Stmt::nb(id("dbg_t0_q"), id("dbg_in_t0_q").plus(id("dbg_hold_n_q"))),
+                Stmt::nb(id("dbg_hold_n_q"), Expr::zero(32)),
+            ],
+            vec![Stmt::if_(
+                core.idle.clone().land(core.held.clone()).land(id("dbg_gate").lnot()),
+                vec![Stmt::nb(id("dbg_hold_n_q"), id("dbg_hold_n_q").plus(Expr::hex(32, 1)))],
+            )],
+        ),
+        // A frame the checks refuse: its record waits for the drop pulse.
+        Stmt::nb(id("dbg_refused_q"), take.clone().land(id("check_reason").not_equals(Expr::zero(8)))),
+        Stmt::if_(
+            take,
+            vec![Stmt::nb(
+                id("dbg_pend_q"),
+                Expr::concat(vec![
+                    id("dbg_packets_q"),
+                    id("in_src_q"),
+                    id("check_reason"),
+                    lat(id("dbg_in_t0_q").plus(id("dbg_hold_n_q"))),
+                    id("in_len_q"),
+                ]),
+            )],
+        ),
+        Stmt::if_(wr.clone().land(at(reg::TRACE)), vec![Stmt::nb(id("dbg_trace_q"), id("dbg_req_wdata").bit_at(0))]),
+        Stmt::if_else(
+            wr.clone().land(at(reg::TRACE_LOST)),
+            vec![Stmt::nb(id("dbg_tr_lost_q"), Expr::zero(32))],
+            vec![Stmt::if_(
+                event.clone().land(full.clone()).land(pop.clone().lnot()),
+                vec![Stmt::nb(id("dbg_tr_lost_q"), id("dbg_tr_lost_q").plus(Expr::hex(32, 1)))],
+            )],
+        ),
+        Stmt::if_(event.clone().land(full.clone().lnot().lor(pop.clone())), push),
+        Stmt::if_(pop.clone(), vec![Stmt::nb(id("dbg_tr_head_q"), id("dbg_tr_head_q").plus(Expr::dec(3, 1)))]),
+    ]);
+    let pushed = event.land(full.lnot().lor(pop.clone()));
+    run.push(Stmt::nb(
+        id("dbg_tr_count_q"),
+        id("dbg_tr_count_q").plus(Expr::mux(pushed, Expr::dec(4, 1), Expr::zero(4))).minus(Expr::mux(
+            pop,
+            Expr::dec(4, 1),
+            Expr::zero(4),
+        )),
+    ));
+    let head = |name: &str, w: u32| fit(id(name).index(id("dbg_tr_head_q")), w, 32);
+    reads.extend([
+        (reg::TRACE, fit(id("dbg_trace_q"), 1, 32)),
+        (reg::TRACE_COUNT, fit(id("dbg_tr_count_q"), 4, 32)),
+        (reg::TRACE_LOST, id("dbg_tr_lost_q")),
+        (reg::TR_PACKET, head("dbg_tr_packet", 32)),
+        (reg::TR_META, head("dbg_tr_meta", 32)),
+        (reg::TR_DETAIL, head("dbg_tr_detail", 32)),
+        (reg::TR_LATENCY, head("dbg_tr_latency", 32)),
+        (reg::TR_LEN, head("dbg_tr_len", 16)),
+    ]);
 }

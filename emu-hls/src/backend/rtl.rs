@@ -643,12 +643,18 @@ impl<'a> Gen<'a> {
         items.push(Item::assign(id("stat_drop_valid"), id("drop_valid_q")));
         items.push(Item::assign(id("stat_drop_reason"), id("drop_reason_q")));
         if d.config.debug {
-            items.extend(debug::items(
-                &self.debug_symbols(),
-                id("fsm_q").equals(self.codes.code(StateCodes::IDLE)),
-                id("in_full_q"),
-                id("in_beat_q").equals(Expr::zero(self.bw)),
-            ));
+            let core = debug::Core {
+                idle: id("fsm_q").equals(self.codes.code(StateCodes::IDLE)),
+                held: id("in_full_q"),
+                empty: id("in_beat_q").equals(Expr::zero(self.bw)),
+                send: id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
+                first_beat: id("in_full_q")
+                    .lnot()
+                    .land(id("s_axis_tvalid"))
+                    .land(id("in_len_q").equals(Expr::zero(16)))
+                    .land(id("in_over_q").lnot()),
+            };
+            items.extend(debug::items(&self.debug_symbols(), &core));
         }
         m.items = items;
         Ok(m)
