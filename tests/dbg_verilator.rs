@@ -11,11 +11,12 @@
 //! after frames arrive at a break says 4 on the CPU and 1 in hardware. After `step 3` both
 //! hold the fourth.
 
+use emu::{Config, NfDescriptor};
 use emu_cpu::{DebugOptions, Debugger, Frame, MemoryDevice, Runner};
 use emu_debug::hw::HwUnit;
 use emu_debug::protocol::{decode, encode, Message, Notification, Reply, Request, Status, SymbolInfo, WatchOp};
 use emu_hls::backend::model::{Driver, Pacing};
-use emu_hls::backend::{Design, HwConfig};
+use emu_hls::backend::Design;
 use emu_sim::hw_debug::DebugBench;
 use emu_sim::verilator::VerilatorModel;
 use learning_switch::LearningSwitch;
@@ -88,51 +89,84 @@ fn control(seq: u32, r: &Request) -> Vec<u8> {
     emu_debug::protocol::frame([0xff; 6], [2, 0, 0, 0, 0, 0x99], &encode(&Message::Request { seq, request: r.clone() }))
 }
 
+/// The NF a script runs on, as the tools build it.
+struct Nf {
+    desc: &'static NfDescriptor,
+    config: Config,
+    /// The management port on the CPU target (the hardware unit is reached by its registers).
+    mgmt: u8,
+}
+
+fn switch() -> Nf {
+    Nf { desc: &learning_switch::DESCRIPTOR, config: Config::new(), mgmt: MGMT }
+}
+
 fn on_cpu(events: &[Event]) -> Run {
+    on_cpu_of(&switch(), events)
+}
+
+fn on_cpu_of(nf: &Nf, events: &[Event]) -> Run {
     let mut input = vec![];
     for e in events {
         match e {
             Event::Frames(fs) => input.extend(fs.iter().map(|(p, f)| Frame::new(*p, 0, f.clone()))),
-            Event::Ask(seq, r) => input.push(Frame::new(MGMT, 0, control(*seq, r))),
+            Event::Ask(seq, r) => input.push(Frame::new(nf.mgmt, 0, control(*seq, r))),
         }
     }
-    let runner = Runner::new(Box::new(LearningSwitch::default()), 4, 64);
-    let options = DebugOptions { port: Some(MGMT), socket: None };
-    let mut runner = runner.with_debugger(Debugger::new("learning_switch", &options).unwrap());
+    let runner = Runner::new((nf.desc.build)(&nf.config).unwrap(), nf.desc.ports, nf.desc.window);
+    let options = DebugOptions { port: Some(nf.mgmt), socket: None };
+    let mut runner = runner.with_debugger(Debugger::new(nf.desc.name, &options).unwrap());
     let mut device = MemoryDevice::new(input);
     runner.run(&mut device, &mut Vec::new()).unwrap();
     let mut ports: [Vec<Vec<u8>>; 4] = Default::default();
     let mut messages = vec![];
     for o in device.output {
         match emu_debug::protocol::payload(&o.data) {
-            Some(m) if o.port == MGMT && o.data[6..12] == emu_cpu::debug::UNIT_MAC => messages.push(decode(m).unwrap()),
+            Some(m) if o.port == nf.mgmt && o.data[6..12] == emu_cpu::debug::UNIT_MAC => {
+                messages.push(decode(m).unwrap())
+            }
             _ => ports[o.port as usize].push(o.data),
         }
     }
     (ports, messages)
 }
 
+fn design_of(nf: &Nf, debug: bool) -> Design {
+    let mut d = Design::from_descriptor(nf.desc, &nf.config, 64, 1518).unwrap();
+    d.config.debug = debug;
+    d
+}
+
 fn design(debug: bool) -> Design {
-    let func = emu_hls::compile(learning_switch::HLS_SOURCE, learning_switch::HLS_WINDOW).unwrap();
-    let mut config = HwConfig::new(64);
-    config.debug = debug;
-    Design::new(func, config).unwrap()
+    design_of(&switch(), debug)
 }
 
 /// The NF's symbols as the CPU target's unit numbers them (fields, then probes): the
 /// hardware's, since both come from the same source.
-fn symbols() -> Vec<SymbolInfo> {
-    emu_cpu::debug::nf_symbols(&mut LearningSwitch::default())
+fn symbols_of(nf: &Nf) -> Vec<SymbolInfo> {
+    emu_cpu::debug::nf_symbols(&mut *(nf.desc.build)(&nf.config).unwrap())
 }
 
-fn bench() -> DebugBench {
-    let (model, _) = VerilatorModel::build(&design(true), None).unwrap_or_else(|e| panic!("{e}"));
+fn symbols() -> Vec<SymbolInfo> {
+    symbols_of(&switch())
+}
+
+fn bench_of(nf: &Nf) -> DebugBench {
+    let (model, _) = VerilatorModel::build(&design_of(nf, true), None).unwrap_or_else(|e| panic!("{e}"));
     DebugBench::new(model).unwrap()
 }
 
+fn bench() -> DebugBench {
+    bench_of(&switch())
+}
+
 fn on_hardware(events: &[Event]) -> Run {
-    let mut bench = bench();
-    let mut unit = HwUnit::new("learning_switch", symbols());
+    on_hardware_of(&switch(), events)
+}
+
+fn on_hardware_of(nf: &Nf, events: &[Event]) -> Run {
+    let mut bench = bench_of(nf);
+    let mut unit = HwUnit::new(nf.desc.name, symbols_of(nf));
     unit.check(&mut bench).unwrap();
     let mut messages = vec![];
     for e in events {
@@ -416,4 +450,67 @@ fn the_trace_records_each_frame_and_its_verdict_as_on_the_cpu() {
         latencies.iter().all(|&c| (1..200).contains(&c)),
         "cycles from the first beat in to the verdict: {latencies:?}"
     );
+}
+
+/// The firewall's rules (a `Tcam`, loaded at start) and per-rule hit counters (an `Array` in
+/// block RAM) through the hardware unit: the same entries as on the CPU, an array element
+/// written between frames counts on from the value written.
+#[test]
+fn array_elements_and_tcam_rules_read_and_written_as_on_the_cpu() {
+    use emu::craft;
+    use Event::*;
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("fw.rules");
+    std::fs::write(&rules, "-P DROP\n-p tcp --dport 80 -j ACCEPT\n-p udp --dport 53 -j ACCEPT\n-p icmp -j DROP\n")
+        .unwrap();
+    let mut config = Config::new();
+    config.set("rules", rules.to_str().unwrap());
+    let nf = Nf { desc: &firewall::DESCRIPTOR, config, mgmt: 1 };
+    let symbols = symbols_of(&nf);
+    let id = |name: &str| symbols.iter().position(|s| s.name == name).unwrap() as u16;
+    let (rules_id, hits) = (id("rules"), id("hits"));
+    let (a, b) = (emu::Ipv4Addr::new(10, 0, 0, 1), emu::Ipv4Addr::new(10, 0, 0, 2));
+    let (ma, mb) = (emu::Mac::from_bytes([2, 0, 0, 0, 0, 1]), emu::Mac::from_bytes([2, 0, 0, 0, 0, 2]));
+    let eth = |ip: Vec<u8>| craft::ethernet(mb, ma, 0x0800, &ip);
+    let web = || {
+        let seg = craft::TcpSegment { src_port: 4000, dst_port: 80, seq_no: 1, ack_no: 0, flags: Default::default() };
+        eth(craft::tcp(a, b, seg, b"GET"))
+    };
+    let dns = || eth(craft::udp(a, 5353, b, 53, b"q"));
+    let ping = || eth(craft::icmp_echo(a, b, true, 1, 1, b"p"));
+    let events = vec![
+        Frames(vec![(0, web()), (0, web()), (0, dns()), (0, ping())]),
+        Ask(1, Request::Read { id: hits, index: 0 }),
+        Ask(2, Request::Read { id: hits, index: 1 }),
+        Ask(3, Request::Read { id: hits, index: 2 }),
+        Ask(4, Request::Read { id: rules_id, index: 0 }),
+        Ask(5, Request::Read { id: rules_id, index: 2 }),
+        Ask(
+            6,
+            Request::Lookup { id: rules_id, key: vec![0; (symbols[rules_id as usize].key_width as usize).div_ceil(8)] },
+        ),
+        Ask(7, Request::Write { id: hits, index: 0, entry: 40u64.to_be_bytes().to_vec() }),
+        Frames(vec![(0, web())]),
+        Ask(8, Request::Read { id: hits, index: 0 }),
+        Ask(9, Request::Read { id: hits, index: 99 }),
+        Ask(10, Request::Write { id: hits, index: 1, entry: vec![1; 9] }),
+    ];
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    let reply = |seq: u32| {
+        cpu.iter()
+            .find_map(|m| match m {
+                Message::Reply { seq: s, status, reply, .. } if *s == seq => Some((*status, reply.clone())),
+                _ => None,
+            })
+            .unwrap()
+    };
+    assert_eq!(reply(1), (Status::Ok, Reply::Entry(2u64.to_be_bytes().to_vec())), "two web frames hit rule 0");
+    assert_eq!(reply(3), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())), "a ping hit rule 2");
+    assert!(matches!(reply(4), (Status::Ok, Reply::Entry(e)) if e[0] == 1), "rule 0 is loaded");
+    assert_eq!(reply(8), (Status::Ok, Reply::Entry(41u64.to_be_bytes().to_vec())));
+    assert_eq!(reply(9).0, Status::BadIndex);
+    assert_eq!(reply(10).0, Status::BadValue);
 }

@@ -7,9 +7,9 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: the entries of tables in
-//! block RAM (`Array`, `HashTable`, `Queue`), writes to table entries, and recording the packet
-//! that fired a watch. Its trace records carry no bytes of the packet, and their latency is in
+//! What the hardware unit does not do yet answers `unsupported`: the entries of the tables in
+//! block RAM (`HashTable`, `Queue`), writes to table entries, and recording the packet that
+//! fired a watch. `Array` elements are read and written between frames. Its trace records carry no bytes of the packet, and their latency is in
 //! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
@@ -53,6 +53,8 @@ pub mod reg {
     pub const TRACE_COUNT: u32 = 0x04c;
     pub const TRACE_LOST: u32 = 0x050;
     pub const TRACE_POP: u32 = 0x054;
+    /// Write an array's symbol: its element INDEX, read between frames, shows at T_VALUE.
+    pub const FETCH: u32 = 0x058;
     pub const TR_PACKET: u32 = 0x060;
     /// `[7:0]` input port, `[8]` 1 sent, 0 dropped.
     pub const TR_META: u32 = 0x064;
@@ -311,13 +313,46 @@ impl HwUnit {
         Err(Status::NoSuchKey)
     }
 
-    fn write_value(&self, id: u16, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
+    /// Element `index` of an array, read between frames.
+    fn read_element(&self, id: u16, index: u32, regs: &mut dyn Registers) -> Result<Vec<u8>, Status> {
         let s = self.symbol(id)?;
-        if !scalar(s) {
+        if index >= s.size {
+            return Err(Status::BadIndex);
+        }
+        regs.write(reg::INDEX, index);
+        Self::until_idle(regs, reg::FETCH, id)?;
+        Ok(words_be(regs, reg::table(id as usize, reg::T_VALUE), s.value_width))
+    }
+
+    /// Writes `command` ← `id` until the core is idle to take it: the command's RESULT.
+    fn until_idle(regs: &mut dyn Registers, command: u32, id: u16) -> Result<(), Status> {
+        for _ in 0..BUSY_RETRIES {
+            regs.write(command, id as u32);
+            match regs.read(reg::RESULT) {
+                0 => return Ok(()),
+                12 => regs.settle(),
+                code => return Err(Status::from_code(code as u8).unwrap_or(Status::Unsupported)),
+            }
+        }
+        Err(Status::Busy)
+    }
+
+    /// Writes a register or counter, or (with `index`) an array's element.
+    fn write_value(&self, id: u16, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
+        self.write_at(id, 0, value, regs)
+    }
+
+    fn write_at(&self, id: u16, index: u32, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
+        let s = self.symbol(id)?;
+        let array = s.kind == SymbolKind::Array.code();
+        if !scalar(s) && !array {
             return Err(Status::Unsupported);
         }
         if s.kind == SymbolKind::Probe.code() {
             return Err(Status::ReadOnly);
+        }
+        if index >= s.size.max(1) {
+            return Err(Status::BadIndex);
         }
         let w = s.value_width as usize;
         let above = (value.len() * 8).saturating_sub(w);
@@ -331,15 +366,10 @@ impl HwUnit {
             let word = u32::from_be_bytes(padded[at..at + 4].try_into().expect("4 bytes"));
             regs.write(reg::DATA + 4 * k as u32, word);
         }
-        for _ in 0..BUSY_RETRIES {
-            regs.write(reg::COMMIT, id as u32);
-            match regs.read(reg::RESULT) {
-                0 => return Ok(()),
-                12 => regs.settle(),
-                code => return Err(Status::from_code(code as u8).unwrap_or(Status::Unsupported)),
-            }
+        if array {
+            regs.write(reg::INDEX, index);
         }
-        Err(Status::Busy)
+        Self::until_idle(regs, reg::COMMIT, id)
     }
 
     fn held(regs: &mut dyn Registers) -> u16 {
@@ -359,6 +389,9 @@ impl HwUnit {
             }),
             Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
             Request::Read { id, index } if table(self.symbol(id)?) => Reply::Entry(self.read_entry(id, index, regs)?),
+            Request::Read { id, index } if self.symbol(id)?.kind == SymbolKind::Array.code() => {
+                Reply::Entry(self.read_element(id, index, regs)?)
+            }
             Request::Read { id, index } => {
                 let v = self.read_value(id, regs)?;
                 if index != 0 {
@@ -367,11 +400,10 @@ impl HwUnit {
                 Reply::Entry(v)
             }
             Request::Write { id, index, entry } => {
-                self.symbol(id)?;
                 if index != 0 && scalar(self.symbol(id)?) {
                     return Err(Status::BadIndex);
                 }
-                self.write_value(id, &entry, regs)?;
+                self.write_at(id, index, &entry, regs)?;
                 Reply::Empty
             }
             Request::Lookup { id, key } => {

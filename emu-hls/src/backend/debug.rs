@@ -26,7 +26,7 @@
 //!   counter, checked when the core finishes a frame, with the protocol's operators and
 //!   edge semantics (a comparison fires when it becomes true; `changes` on every change).
 //! - **tables**: `Cam`, `Lru` and `Tcam` slots, read through a port their modules get with
-//!   the unit.
+//!   the unit; `Array` elements read and written through their request port between frames.
 //! - **trace**: a record per frame at its verdict in a FIFO the host empties.
 //!
 //! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
@@ -45,7 +45,8 @@
 //! | 0x018 | RESULT | R | the last `COMMIT`'s status code (the protocol's: 0 ok, 4 no such symbol, 7 read only, 12 busy) |
 //! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
 //! | 0x040 | COMMIT | W | write symbol N: DATA, cut to its width, into it |
-//! | 0x044 | INDEX | RW | the slot the tables show |
+//! | 0x044 | INDEX | RW | the slot the tables show, the element FETCH reads and COMMIT writes in an array |
+//! | 0x058 | FETCH | W | write symbol N (an `Array`): its element INDEX, read between frames, shows at its .VALUE (RESULT says ok, busy or bad_index) |
 //! | 0x048 | TRACE | RW | bit 0: record each frame's verdict |
 //! | 0x04C | TRACE_COUNT | R | records waiting (at most [`TRACE_DEPTH`]) |
 //! | 0x050 | TRACE_LOST | RW | records that found the FIFO full; a write clears it |
@@ -81,6 +82,9 @@ pub struct Symbol {
     pub writable: bool,
     /// A table in registers, read slot by slot through its `dbg_*` port.
     pub table: Option<Table>,
+    /// An `Array` (in block RAM): its value's width and index port's width. The unit reads
+    /// and writes it through its request port between frames.
+    pub array: Option<(u32, u32)>,
 }
 
 /// A table the unit reads by slot: its widths.
@@ -114,6 +118,16 @@ fn fit(e: Expr, w: u32, to: u32) -> Expr {
     }
 }
 
+/// Bits `[hi:lo]` of `e` (of width `w`): `e` itself when that is all of it (a 1-bit signal has
+/// no range to select from).
+fn bits(e: Expr, w: u32, hi: u32, lo: u32) -> Expr {
+    if lo == 0 && hi + 1 == w {
+        e
+    } else {
+        e.slice(hi, lo)
+    }
+}
+
 /// The name of the strobe that writes symbol `n` this cycle.
 pub fn write_strobe(n: usize) -> Expr {
     id(format!("dbg_wr_{n}"))
@@ -122,7 +136,27 @@ pub fn write_strobe(n: usize) -> Expr {
 /// Words of staging the unit needs: enough for its widest writable symbol (at most
 /// [`DATA_WORDS`]; the words past them are not built and ignore writes).
 pub fn data_words(symbols: &[Symbol]) -> u32 {
-    symbols.iter().filter(|s| s.writable).filter_map(|s| s.width).map(|w| w.div_ceil(32)).max().unwrap_or(1).max(1)
+    symbols.iter().filter(|s| s.writable).filter_map(written_width).map(|w| w.div_ceil(32)).max().unwrap_or(1).max(1)
+}
+
+/// The width of what the unit writes into `s`: a register's or counter's value, an array's
+/// element; `None` for what it cannot write.
+fn written_width(s: &Symbol) -> Option<u32> {
+    s.width.or(s.array.map(|(w, _)| w)).filter(|_| s.writable)
+}
+
+/// INDEX for an array's index port of `bits` bits: all ones (past every array) when INDEX does
+/// not fit, so the element answers "out of range" rather than wrapping.
+fn array_index(bits: u32) -> Expr {
+    if bits >= 32 {
+        return fit(id(INDEX), 32, bits);
+    }
+    Expr::mux(id(INDEX).slice(31, bits).any(), Expr::hex(bits, (1u128 << bits) - 1), id(INDEX).slice(bits - 1, 0))
+}
+
+/// The name of the strobe that reads element INDEX of array `n` this cycle.
+fn fetch_strobe(n: usize) -> Expr {
+    id(format!("dbg_rd_{n}"))
 }
 
 /// The staged value, `w` bits, from `words` words of staging.
@@ -133,11 +167,19 @@ pub fn staged(w: u32, words: u32) -> Expr {
 /// The statements that make a debugger's write of `s` in the element's request block, with
 /// `words` words of staging.
 pub fn element_write(s: &Symbol, words: u32) -> Option<Stmt> {
-    let w = s.width?;
-    if !s.writable {
-        return None;
-    }
+    let w = written_width(s)?;
     let p = |port: &str| id(format!("{}_{port}", s.prefix));
+    if let Some((_, bits)) = s.array {
+        let at = || Stmt::blocking(p("req_index"), array_index(bits));
+        let write = vec![
+            Stmt::blocking(p("req_valid"), Expr::bit(true)),
+            Stmt::blocking(p("req_write"), Expr::bit(true)),
+            at(),
+            Stmt::blocking(p("req_data"), staged(w, words)),
+        ];
+        let read = vec![Stmt::blocking(p("req_valid"), Expr::bit(true)), at()];
+        return Some(Stmt::if_else(write_strobe(s.n), write, vec![Stmt::if_(fetch_strobe(s.n), read)]));
+    }
     let body = if s.counter {
         vec![
             Stmt::blocking(p("req_valid"), Expr::bit(true)),
@@ -207,13 +249,16 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     let wr = id("dbg_req_valid").land(id("dbg_req_write"));
     let at = |a: u32| id("dbg_req_addr").equals(hex(32, a as u64));
     wire(&mut items, "dbg_commit", 1, wr.clone().land(at(reg::COMMIT)));
+    wire(&mut items, "dbg_fetch", 1, wr.clone().land(at(reg::FETCH)));
     for s in symbols {
-        if s.width.is_some() && s.writable {
-            let e = id("dbg_commit")
-                .land(id("dbg_idle"))
-                .land(id("dbg_req_wdata").slice(15, 0).equals(hex(16, s.n as u64)));
+        let named = || id("dbg_req_wdata").slice(15, 0).equals(hex(16, s.n as u64));
+        if written_width(s).is_some() {
             items.push(Item::wire(format!("dbg_wr_{}", s.n), 1));
-            items.push(Item::assign(write_strobe(s.n), e));
+            items.push(Item::assign(write_strobe(s.n), id("dbg_commit").land(id("dbg_idle")).land(named())));
+        }
+        if s.array.is_some() {
+            items.push(Item::wire(format!("dbg_rd_{}", s.n), 1));
+            items.push(Item::assign(fetch_strobe(s.n), id("dbg_fetch").land(id("dbg_idle")).land(named())));
         }
     }
     // A symbol's value, low 64 bits, by number (for the comparators).
@@ -248,17 +293,21 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     }
     let target = id("dbg_req_wdata").slice(15, 0);
     let known = symbols.iter().fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))));
-    let writable = symbols
-        .iter()
-        .filter(|s| s.width.is_some() && s.writable)
-        .fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))));
+    let any_of = |keep: &dyn Fn(&Symbol) -> bool| {
+        symbols
+            .iter()
+            .filter(|s| keep(s))
+            .fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))))
+    };
+    let writable = any_of(&|s| written_width(s).is_some());
+    let array = any_of(&|s| s.array.is_some());
     let code = |c: Status| hex(8, c.code() as u64);
     run.push(Stmt::if_(
         id("dbg_commit"),
         vec![Stmt::nb(
             id("dbg_result_q"),
             Expr::mux(
-                known.lnot(),
+                known.clone().lnot(),
                 code(Status::NoSuchSymbol),
                 Expr::mux(
                     writable.lnot(),
@@ -268,6 +317,42 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             ),
         )],
     ));
+    // FETCH: an array's element, read the cycle after into dbg_entry_q (an index past the
+    // array leaves RESULT bad_index).
+    let entry_w = symbols.iter().filter_map(|s| s.array.map(|(w, _)| w)).max().unwrap_or(1);
+    for (name, w) in [("dbg_entry_q", entry_w), ("dbg_fetched_q", 1), ("dbg_fetch_sym_q", 16)] {
+        items.push(Item::reg(name, w));
+    }
+    run.push(Stmt::if_(
+        id("dbg_fetch"),
+        vec![
+            Stmt::nb(
+                id("dbg_result_q"),
+                Expr::mux(
+                    known.clone().lnot(),
+                    code(Status::NoSuchSymbol),
+                    Expr::mux(
+                        array.lnot(),
+                        code(Status::Unsupported),
+                        Expr::mux(id("dbg_idle"), code(Status::Ok), code(Status::Busy)),
+                    ),
+                ),
+            ),
+            Stmt::nb(id("dbg_fetch_sym_q"), target.clone()),
+        ],
+    ));
+    run.push(Stmt::nb(id("dbg_fetched_q"), id("dbg_fetch").land(id("dbg_idle"))));
+    for s in symbols {
+        let Some((w, _)) = s.array else { continue };
+        let p = |port: &str| id(format!("{}_{port}", s.prefix));
+        run.push(Stmt::if_(
+            id("dbg_fetched_q").land(id("dbg_fetch_sym_q").equals(hex(16, s.n as u64))),
+            vec![
+                Stmt::nb(id("dbg_entry_q"), fit(p("resp_data"), w, entry_w)),
+                Stmt::if_(p("resp_ok").lnot(), vec![Stmt::nb(id("dbg_result_q"), code(Status::BadIndex))]),
+            ],
+        ));
+    }
     // The comparators.
     let mut reads: Vec<(u32, Expr)> = vec![
         (reg::ID, hex(32, ID as u64)),
@@ -389,7 +474,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         let v = id(format!("{}_value", s.prefix));
         for k in 0..w.div_ceil(32) {
             let hi = (32 * k + 31).min(w - 1);
-            reads.push((reg::symbol(s.n, k as usize), fit(v.clone().slice(hi, 32 * k), hi - 32 * k + 1, 32)));
+            reads.push((reg::symbol(s.n, k as usize), fit(bits(v.clone(), w, hi, 32 * k), hi - 32 * k + 1, 32)));
         }
     }
     reads.push((reg::INDEX, id(INDEX)));
@@ -398,9 +483,13 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     let words = |reads: &mut Vec<(u32, Expr)>, n: usize, off: u32, e: Expr, w: u32| {
         for k in 0..w.div_ceil(32) {
             let hi = (32 * k + 31).min(w - 1);
-            reads.push((reg::table(n, off) + 4 * k, fit(e.clone().slice(hi, 32 * k), hi - 32 * k + 1, 32)));
+            reads.push((reg::table(n, off) + 4 * k, fit(bits(e.clone(), w, hi, 32 * k), hi - 32 * k + 1, 32)));
         }
     };
+    for s in symbols {
+        let Some((w, _)) = s.array else { continue };
+        words(&mut reads, s.n, reg::T_VALUE, fit(id("dbg_entry_q"), entry_w, w), w);
+    }
     for s in symbols {
         let Some(t) = s.table else { continue };
         let p = |f: &str| id(format!("{}_dbg_{f}", s.prefix));

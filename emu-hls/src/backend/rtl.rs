@@ -1607,6 +1607,10 @@ impl<'a> Gen<'a> {
                     }
                     _ => None,
                 };
+                let array = match &decl.kind {
+                    StateKind::Array { ty, size } => Some((ty.width() as u32, self.array_index_bits(*size))),
+                    _ => None,
+                };
                 debug::Symbol {
                     n,
                     prefix: format!("st_{}", self.elem[&s]),
@@ -1614,6 +1618,7 @@ impl<'a> Gen<'a> {
                     counter,
                     writable: decl.role != StateRole::Probe,
                     table,
+                    array,
                 }
             })
             .collect()
