@@ -89,6 +89,17 @@ fn control(seq: u32, r: &Request) -> Vec<u8> {
     emu_debug::protocol::frame([0xff; 6], [2, 0, 0, 0, 0, 0x99], &encode(&Message::Request { seq, request: r.clone() }))
 }
 
+/// The reply to request `seq` among `messages`: its status and payload.
+fn reply_to(messages: &[Message], seq: u32) -> (Status, Reply) {
+    messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Reply { seq: s, status, reply, .. } if *s == seq => Some((*status, reply.clone())),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no reply to {seq}"))
+}
+
 /// The NF a script runs on, as the tools build it.
 struct Nf {
     desc: &'static NfDescriptor,
@@ -206,14 +217,7 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
         assert_eq!(h, c);
     }
     // What the script shows, so a change on both sides is seen too.
-    let reply = |seq: u32| {
-        cpu.iter()
-            .find_map(|m| match m {
-                Message::Reply { seq: s, status, reply, .. } if *s == seq => Some((*status, reply.clone())),
-                _ => None,
-            })
-            .unwrap()
-    };
+    let reply = |seq: u32| reply_to(&cpu, seq);
     assert_eq!(reply(1), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())));
     assert_eq!(reply(30), (Status::Ok, Reply::Found { index: 1, entry: vec![1, 2, 0, 0, 0, 0, 0x12, 1] }));
     assert_eq!(reply(31), (Status::Ok, Reply::Entry(vec![1, 2, 0, 0, 0, 0, 0x11, 0])));
@@ -499,14 +503,7 @@ fn array_elements_and_tcam_rules_read_and_written_as_on_the_cpu() {
     let (hw_ports, hw) = on_hardware_of(&nf, &events);
     assert_eq!(hw, cpu);
     assert_eq!(hw_ports, cpu_ports);
-    let reply = |seq: u32| {
-        cpu.iter()
-            .find_map(|m| match m {
-                Message::Reply { seq: s, status, reply, .. } if *s == seq => Some((*status, reply.clone())),
-                _ => None,
-            })
-            .unwrap()
-    };
+    let reply = |seq: u32| reply_to(&cpu, seq);
     assert_eq!(reply(1), (Status::Ok, Reply::Entry(2u64.to_be_bytes().to_vec())), "two web frames hit rule 0");
     assert_eq!(reply(3), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())), "a ping hit rule 2");
     assert!(matches!(reply(4), (Status::Ok, Reply::Entry(e)) if e[0] == 1), "rule 0 is loaded");
