@@ -511,3 +511,52 @@ fn array_elements_and_tcam_rules_read_and_written_as_on_the_cpu() {
     assert_eq!(reply(9).0, Status::BadIndex);
     assert_eq!(reply(10).0, Status::BadValue);
 }
+
+/// The statistics NF's flow table (a `HashTable` in block RAM, read through its second port),
+/// size histogram (an `Array`) and counters through the hardware unit: every slot of the flow
+/// table and every bucket answers as on the CPU, and a flow is found by its key.
+#[test]
+fn hash_table_slots_read_as_on_the_cpu() {
+    use emu::craft;
+    use Event::*;
+    let nf = Nf { desc: &stats::DESCRIPTOR, config: Config::new(), mgmt: 1 };
+    let symbols = symbols_of(&nf);
+    let id = |name: &str| symbols.iter().position(|s| s.name == name).unwrap() as u16;
+    let (flows, sizes) = (id("flows"), id("sizes"));
+    let (ma, mb) = (emu::Mac::from_bytes([2, 0, 0, 0, 0, 1]), emu::Mac::from_bytes([2, 0, 0, 0, 0, 2]));
+    let udp = |k: u8, len: usize| {
+        let (a, b) = (emu::Ipv4Addr::new(10, 0, 0, k), emu::Ipv4Addr::new(10, 0, 1, 1));
+        craft::ethernet(mb, ma, 0x0800, &craft::udp(a, 1000 + k as u16, b, 53, &vec![k; len]))
+    };
+    let mut events = vec![Frames((0..6u8).map(|k| (0, udp(k % 4, 20 + 100 * k as usize))).collect())];
+    let slots = symbols[flows as usize].size;
+    events.extend((0..slots).map(|i| Ask(100 + i, Request::Read { id: flows, index: i })));
+    events.extend((0..8).map(|i| Ask(1000 + i, Request::Read { id: sizes, index: i })));
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let found: Vec<(u32, Vec<u8>)> = (0..slots)
+        .filter_map(|i| match reply_to(&cpu, 100 + i) {
+            (Status::Ok, Reply::Entry(e)) if e[0] == 1 => Some((i, e)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(found.len(), 4, "four flows");
+    // Look the flows up by key too.
+    let key_len = (symbols[flows as usize].key_width as usize).div_ceil(8);
+    events.extend(
+        found
+            .iter()
+            .enumerate()
+            .map(|(k, (_, e))| Ask(2000 + k as u32, Request::Lookup { id: flows, key: e[1..1 + key_len].to_vec() })),
+    );
+    let (cpu_ports2, cpu) = on_cpu_of(&nf, &events);
+    assert_eq!(cpu_ports2, cpu_ports);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw_ports, cpu_ports);
+    assert_eq!(hw.len(), cpu.len());
+    for (h, c) in hw.iter().zip(&cpu) {
+        assert_eq!(h, c);
+    }
+    for (k, (i, e)) in found.iter().enumerate() {
+        assert_eq!(reply_to(&cpu, 2000 + k as u32), (Status::Ok, Reply::Found { index: *i, entry: e.clone() }));
+    }
+}

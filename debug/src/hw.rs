@@ -7,9 +7,9 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: the entries of the tables in
-//! block RAM (`HashTable`, `Queue`), writes to table entries, and recording the packet that
-//! fired a watch. `Array` elements are read and written between frames. Its trace records carry no bytes of the packet, and their latency is in
+//! What the hardware unit does not do yet answers `unsupported`: a `Queue`'s entries, writes to
+//! table entries, and recording the packet that fired a watch. `Array` elements are read and
+//! written between frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) are read. Its trace records carry no bytes of the packet, and their latency is in
 //! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
@@ -137,9 +137,10 @@ fn words_be(regs: &mut dyn Registers, base: u32, w: u16) -> Vec<u8> {
     be[be.len() - (w as usize).div_ceil(8)..].to_vec()
 }
 
-/// A table whose slots the hardware unit reads (kept in registers).
+/// A table whose slots the hardware unit reads (kept in registers, or a hash table's block RAM
+/// through a second port).
 fn table(s: &SymbolInfo) -> bool {
-    [SymbolKind::Cam, SymbolKind::Lru, SymbolKind::Tcam].iter().any(|k| k.code() == s.kind)
+    [SymbolKind::Cam, SymbolKind::Lru, SymbolKind::Tcam, SymbolKind::HashTable].iter().any(|k| k.code() == s.kind)
 }
 
 /// A register or counter: the symbols whose value the hardware unit reads and writes.

@@ -25,8 +25,8 @@
 //! - **watchpoints**: [`WATCH_SLOTS`] comparators on the low 64 bits of a register or
 //!   counter, checked when the core finishes a frame, with the protocol's operators and
 //!   edge semantics (a comparison fires when it becomes true; `changes` on every change).
-//! - **tables**: `Cam`, `Lru` and `Tcam` slots, read through a port their modules get with
-//!   the unit; `Array` elements read and written through their request port between frames.
+//! - **tables**: `Cam`, `Lru`, `Tcam` and `HashTable` slots, read through a port their
+//!   modules get with the unit; `Array` elements read and written through their request port between frames.
 //! - **trace**: a record per frame at its verdict in a FIFO the host empties.
 //!
 //! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
@@ -52,7 +52,7 @@
 //! | 0x050 | TRACE_LOST | RW | records that found the FIFO full; a write clears it |
 //! | 0x054 | TRACE_POP | W | drops the oldest record |
 //! | 0x060, 0x064, 0x068, 0x06C, 0x070 | TR_PACKET, TR_META, TR_DETAIL, TR_LATENCY, TR_LEN | R | the oldest record: frame number; `[7:0]` input port, `[8]` sent; drop reason or output ports; cycles from first beat in to verdict, less those a break held it; received length |
-//! | 0x400 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru` or `Tcam`) |
+//! | 0x400 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru`, `Tcam` or `HashTable`; a hash table's KEY and VALUE follow INDEX a cycle later) |
 //! | + 0x100 + 4k, + 0x200 + 4k, + 0x300 + 4k | .KEY, .VALUE, .MASK | R | its key (a TCAM's value), value (a TCAM's result), mask: word k |
 //! | 0x100 + 0x20 s | WATCH[s].SYM | RW | `[15:0]` symbol, bit 31 armed; writing arms or disarms |
 //! | + 0x04 | .OP | RW | the protocol's operator code (0 `==` … 6 changes) |

@@ -1605,6 +1605,9 @@ impl<'a> Gen<'a> {
                     StateKind::Tcam { key, value, .. } => {
                         Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: true })
                     }
+                    StateKind::HashTable { key, value, ways, .. } if ways.is_power_of_two() => {
+                        Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: false })
+                    }
                     _ => None,
                 };
                 let array = match &decl.kind {
@@ -1657,6 +1660,15 @@ impl<'a> Gen<'a> {
                     let (k, v) = (key.width() as u32, value.width() as u32);
                     let fields = [("key", "rule_value", k), ("mask", "rule_mask", k), ("value", "rule_result", v)];
                     hw::add_debug_read(&mut m, *size as u64, "rule_valid", &fields);
+                }
+                StateKind::HashTable { key, value, size, ways } => {
+                    hw::add_hash_debug_read(
+                        &mut m,
+                        key.width() as u32,
+                        value.width() as u32,
+                        *size as u64,
+                        *ways as u64,
+                    );
                 }
                 _ => {}
             }

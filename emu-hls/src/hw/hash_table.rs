@@ -290,6 +290,49 @@ pub fn hash_table_module(name: &str, key_width: u32, value_width: u32, size: u64
     }
 }
 
+/// Gives a hash table module a read port for the debugger (built only with the debug unit):
+/// input `dbg_slot` (slot `s × WAYS + w`), outputs `dbg_valid` (its valid bit, at once) and
+/// `dbg_key`, `dbg_value` (from its set's word, read through the block RAM's second port: they
+/// show the slot `dbg_slot` named one cycle before). `WAYS` must be a power of two; `false`,
+/// and no port, otherwise.
+pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) -> bool {
+    if !ways.is_power_of_two() {
+        return false;
+    }
+    let id = Expr::id;
+    let (sb, wb) = (address_width(n / ways), address_width(ways));
+    let sw = crate::verilog::index_width(n);
+    let entry_w = kw + vw;
+    m.ports.push(Port::input("dbg_slot", sw));
+    for (name, w) in [("dbg_valid", 1), ("dbg_key", kw), ("dbg_value", vw)] {
+        m.ports.push(Port::output_wire(name, w));
+    }
+    m.items.push(Item::comment("The debugger's read port: the valid bit at once, key and value a cycle later."));
+    m.items.push(Item::reg("dbg_word_q", ways as u32 * entry_w));
+    let set = if sb == 0 { Expr::int(0) } else { id("dbg_slot").slice(wb + sb - 1, wb) };
+    let mut clocked = vec![Stmt::nb(id("dbg_word_q"), id("set_word").index(set))];
+    if wb > 0 {
+        m.items.push(Item::reg("dbg_way_q", wb));
+        clocked.push(Stmt::nb(id("dbg_way_q"), id("dbg_slot").slice(wb - 1, 0)));
+    }
+    m.items.push(Item::always_posedge("clock", clocked));
+    let valid = if n == 1 { id("valid_flat") } else { id("valid_flat").index(id("dbg_slot")) };
+    m.items.push(Item::assign(id("dbg_valid"), valid));
+    let field = |lo: u32, w: u32| {
+        (0..ways).rev().fold(Expr::zero(w), |acc, way| {
+            let bits = id("dbg_word_q").slice(way as u32 * entry_w + lo + w - 1, way as u32 * entry_w + lo);
+            if wb == 0 {
+                bits
+            } else {
+                Expr::mux(id("dbg_way_q").equals(Expr::dec(wb, way as u128)), bits, acc)
+            }
+        })
+    };
+    m.items.push(Item::assign(id("dbg_key"), field(0, kw)));
+    m.items.push(Item::assign(id("dbg_value"), field(kw, vw)));
+    true
+}
+
 /// The body of a hash table of `n` entries of a `kw`-bit key and a `vw`-bit value in sets of
 /// `ways`, shared by the block and [`hash_table_module`] so that the two cannot drift apart.
 /// (The op codes do not depend on the parameters: `HashTable::<1, 1, 1, 1>`'s are every
