@@ -560,3 +560,80 @@ fn hash_table_slots_read_as_on_the_cpu() {
         assert_eq!(reply_to(&cpu, 2000 + k as u32), (Status::Ok, Reply::Found { index: *i, entry: e.clone() }));
     }
 }
+
+/// An NF with probes: `emu::probe!` is a register and `emu::count!` a counter in hardware,
+/// which the unit reads, watches and resets by the probe's name as the CPU's does.
+#[emu::nf(ports = 2, window = 64)]
+pub mod probed {
+    use emu::prelude::*;
+
+    #[derive(Default)]
+    pub struct Probed {
+        pub frames: Counter,
+    }
+
+    impl NetworkFunction for Probed {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            self.frames.inc();
+            if pkt.ethernet().ethertype() != 0x0800 {
+                emu::count!(not_ipv4);
+                return Action::Drop(DropReason::Unsupported);
+            }
+            emu::probe!(last_ttl, pkt.ipv4().ttl());
+            emu::probe!(last_src, pkt.ipv4().src());
+            Action::Forward(meta.in_port ^ 1)
+        }
+    }
+}
+
+static PROBED: NfDescriptor = NfDescriptor {
+    name: "probed",
+    summary: "probes under test",
+    ports: probed::HLS_PORTS,
+    window: probed::HLS_WINDOW,
+    params: &[],
+    build: |_| Ok(Box::new(probed::Probed::default())),
+    hls_source: Some(probed::HLS_SOURCE),
+    registers: emu::no_registers,
+    tables: emu::no_tables,
+};
+
+#[test]
+fn probes_read_watched_and_reset_as_on_the_cpu() {
+    use Event::*;
+    let nf = Nf { desc: &PROBED, config: Config::new(), mgmt: 1 };
+    let ipv4 = |ttl: u8, k: u8| {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0];
+        f.extend([10, 0, 0, k, 10, 0, 0, 2]);
+        f.resize(60, 0);
+        f
+    };
+    let events = vec![
+        Ask(1, Request::Watch { slot: 1, id: 2, index: 0, op: WatchOp::Lt, operand: vec![10], record: false }),
+        Frames(vec![(0, ipv4(64, 1)), (0, frame(0xff, 0x11, 1)), (0, ipv4(9, 7)), (0, ipv4(3, 9))]),
+        Ask(2, Request::Read { id: 1, index: 0 }),
+        Ask(3, Request::Read { id: 2, index: 0 }),
+        Ask(4, Request::Read { id: 3, index: 0 }),
+        Ask(5, Request::Write { id: 2, index: 0, entry: vec![1] }),
+        Ask(6, Request::ResetCounters { id: Some(1) }),
+        Ask(7, Request::Read { id: 1, index: 0 }),
+        Ask(8, Request::Symbol { id: 3 }),
+    ];
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    assert_eq!(reply_to(&cpu, 2), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())), "not_ipv4");
+    assert_eq!(reply_to(&cpu, 3), (Status::Ok, Reply::Entry(vec![3])), "last_ttl");
+    assert_eq!(reply_to(&cpu, 4), (Status::Ok, Reply::Entry(vec![10, 0, 0, 9])), "last_src");
+    assert_eq!(reply_to(&cpu, 5).0, Status::ReadOnly);
+    assert_eq!(reply_to(&cpu, 7), (Status::Ok, Reply::Entry(0u64.to_be_bytes().to_vec())));
+    let hits: Vec<u64> = cpu
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification { notification: Notification::WatchHit { packet_no, .. }, .. } => Some(*packet_no),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits, [2], "last_ttl < 10 became true with the third frame, and stayed true");
+}
