@@ -19,7 +19,6 @@ use emu_hls::backend::model::{Driver, Pacing};
 use emu_hls::backend::Design;
 use emu_sim::hw_debug::DebugBench;
 use emu_sim::verilator::VerilatorModel;
-use learning_switch::LearningSwitch;
 use proptest::prelude::*;
 
 const MGMT: u8 = 3;
@@ -79,6 +78,17 @@ fn script() -> Vec<Event> {
         Ask(15, Request::Write { id: FLOODS, index: 0, entry: vec![1, 2] }),
         Ask(16, Request::Read { id: 9, index: 0 }),
         Ask(16, Request::Break),
+        Ask(40, Request::Continue),
+        // A MAC table entry written by the debugger steers frames; a key held by another slot
+        // is refused; an emptied slot floods again.
+        Ask(41, Request::Write { id: MAC_TABLE, index: 5, entry: vec![1, 2, 0, 0, 0, 0, 0x44, 2] }),
+        Frames(vec![(0, frame(0x44, 0x11, 30))]),
+        Ask(42, Request::Write { id: MAC_TABLE, index: 6, entry: vec![1, 2, 0, 0, 0, 0, 0x44, 1] }),
+        Ask(43, Request::Write { id: MAC_TABLE, index: 5, entry: vec![0; 8] }),
+        Ask(44, Request::Read { id: MAC_TABLE, index: 5 }),
+        Frames(vec![(0, frame(0x44, 0x11, 31))]),
+        Ask(45, Request::Write { id: MAC_TABLE, index: 16, entry: vec![0; 8] }),
+        Ask(46, Request::Write { id: MAC_TABLE, index: 7, entry: vec![2, 0, 0, 0, 0, 0, 0x44, 1] }),
     ]
 }
 
@@ -240,9 +250,17 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
     assert_eq!(reply(12), (Status::Ok, Reply::Entry(101u64.to_be_bytes().to_vec())));
     assert_eq!(reply(14), (Status::Ok, Reply::Entry(0u64.to_be_bytes().to_vec())));
     assert_eq!(reply(15).0, Status::BadValue);
+    assert_eq!(reply(41).0, Status::Ok);
+    assert_eq!(reply(42).0, Status::BadValue, "02:00:00:00:00:44 is in slot 5");
+    assert_eq!(reply(44), (Status::Ok, Reply::Entry(vec![0; 8])));
+    assert_eq!(reply(45).0, Status::BadIndex);
+    assert_eq!(reply(46).0, Status::BadValue);
+    let has = |port: usize, k: u8| cpu_ports[port].iter().any(|f| f[14] == k);
+    assert!(has(2, 30) && !has(1, 30) && !has(3, 30), "the written entry sent frame 30 to port 2 alone");
+    assert_eq!(cpu_ports[1].last().map(|f| f[14]), Some(31), "with the slot emptied, frame 31 floods");
     assert_eq!(reply(16).0, Status::NoSuchSymbol);
     assert_eq!(hw_ports, cpu_ports, "frames out of each port");
-    assert_eq!(cpu_ports.iter().map(Vec::len).sum::<usize>(), 30);
+    assert_eq!(cpu_ports.iter().map(Vec::len).sum::<usize>(), 34);
 }
 
 #[test]
@@ -255,8 +273,6 @@ fn what_the_hardware_unit_cannot_do_yet_it_says() {
         unit.control(&encode(&Message::Request { seq: 8, request: Request::Status }), &mut bench);
         status
     };
-    let entry = vec![1, 2, 0, 0, 0, 0, 0x11, 0];
-    assert_eq!(ask(Request::Write { id: MAC_TABLE, index: 0, entry }), Status::Unsupported, "table writes");
     let record = Request::Watch { slot: 0, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: true };
     assert_eq!(ask(record), Status::Unsupported);
     assert_eq!(
@@ -482,6 +498,13 @@ fn array_elements_and_tcam_rules_read_and_written_as_on_the_cpu() {
     };
     let dns = || eth(craft::udp(a, 5353, b, 53, b"q"));
     let ping = || eth(craft::icmp_echo(a, b, true, 1, 1, b"p"));
+    let key_len = (symbols[rules_id as usize].key_width as usize).div_ceil(8);
+    let rule = |result: u8| {
+        let mut e = vec![1];
+        e.extend(vec![0; 2 * key_len]);
+        e.push(result);
+        e
+    };
     let events = vec![
         Frames(vec![(0, web()), (0, web()), (0, dns()), (0, ping())]),
         Ask(1, Request::Read { id: hits, index: 0 }),
@@ -498,6 +521,14 @@ fn array_elements_and_tcam_rules_read_and_written_as_on_the_cpu() {
         Ask(8, Request::Read { id: hits, index: 0 }),
         Ask(9, Request::Read { id: hits, index: 99 }),
         Ask(10, Request::Write { id: hits, index: 1, entry: vec![1; 9] }),
+        // A rule written into the last slot: mask 0 matches what no other rule does.
+        Ask(11, Request::Write { id: rules_id, index: 31, entry: rule(31 | firewall::ACCEPT_BIT) }),
+        Frames(vec![(0, eth(craft::udp(a, 7, b, 9999, b"x")))]),
+        Ask(12, Request::Read { id: hits, index: 31 }),
+        Ask(13, Request::Read { id: rules_id, index: 31 }),
+        Ask(14, Request::Write { id: rules_id, index: 31, entry: vec![0; 2 * key_len + 2] }),
+        Frames(vec![(0, eth(craft::udp(a, 7, b, 9999, b"y")))]),
+        Ask(15, Request::Read { id: hits, index: 31 }),
     ];
     let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
     let (hw_ports, hw) = on_hardware_of(&nf, &events);
@@ -510,6 +541,9 @@ fn array_elements_and_tcam_rules_read_and_written_as_on_the_cpu() {
     assert_eq!(reply(8), (Status::Ok, Reply::Entry(41u64.to_be_bytes().to_vec())));
     assert_eq!(reply(9).0, Status::BadIndex);
     assert_eq!(reply(10).0, Status::BadValue);
+    assert_eq!(reply(11).0, Status::Ok);
+    assert_eq!(reply(12), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())), "the written rule decided");
+    assert_eq!(reply(15), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())), "cleared, it decides no more");
 }
 
 /// The statistics NF's flow table (a `HashTable` in block RAM, read through its second port),
@@ -559,6 +593,13 @@ fn hash_table_slots_read_as_on_the_cpu() {
     for (k, (i, e)) in found.iter().enumerate() {
         assert_eq!(reply_to(&cpu, 2000 + k as u32), (Status::Ok, Reply::Found { index: *i, entry: e.clone() }));
     }
+    // A hash table's slots are not written by the hardware unit yet; it says so.
+    let mut bench = bench_of(&nf);
+    let mut unit = HwUnit::new(nf.desc.name, symbols.clone());
+    let (_, e) = &found[0];
+    let request = Request::Write { id: flows, index: 0, entry: e.clone() };
+    let reply = unit.control(&encode(&Message::Request { seq: 1, request }), &mut bench).unwrap();
+    assert!(matches!(decode(&reply).unwrap(), Message::Reply { status: Status::Unsupported, .. }));
 }
 
 /// An NF with probes: `emu::probe!` is a register and `emu::count!` a counter in hardware,

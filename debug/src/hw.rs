@@ -8,8 +8,9 @@
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
 //! What the hardware unit does not do yet answers `unsupported`: a `Queue`'s entries, writes to
-//! table entries, and recording the packet that fired a watch. `Array` elements are read and
-//! written between frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) are read. Its trace records carry no bytes of the packet, and their latency is in
+//! `Lru` and `HashTable` slots, and recording the packet that fired a watch. `Array` elements
+//! are read and written between frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) are
+//! read, `Cam` and `Tcam` slots written. Its trace records carry no bytes of the packet, and their latency is in
 //! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
@@ -46,6 +47,11 @@ pub mod reg {
     pub const RESULT: u32 = 0x018;
     pub const DATA: u32 = 0x020;
     pub const COMMIT: u32 = 0x040;
+    /// COMMIT of a table slot: the slot becomes valid (else empty).
+    pub const COMMIT_VALID: u32 = 1 << 16;
+    /// A table entry's value, and a TCAM rule's mask, staged for COMMIT (DATA holds the key).
+    pub const DATA2: u32 = 0x0c0;
+    pub const DATA3: u32 = 0x0e0;
     pub const INDEX: u32 = 0x044;
     /// Trace: bit 0 on; the records waiting; records lost to a full FIFO (cleared by a
     /// write); a write pops the oldest record, shown at TR_*.
@@ -127,6 +133,17 @@ pub struct HwUnit {
 
 fn value_bytes(s: &SymbolInfo) -> usize {
     (s.value_width as usize).div_ceil(8)
+}
+
+/// Writes big-endian `bytes` as the words of a staging register at `base` (word 0 least
+/// significant), every word of it.
+fn stage(regs: &mut dyn Registers, base: u32, bytes: &[u8]) {
+    let mut padded = vec![0u8; 4 * DATA_WORDS - bytes.len()];
+    padded.extend_from_slice(bytes);
+    for k in 0..DATA_WORDS {
+        let at = 4 * (DATA_WORDS - 1 - k);
+        regs.write(base + 4 * k as u32, u32::from_be_bytes(padded[at..at + 4].try_into().expect("4 bytes")));
+    }
 }
 
 /// A `w`-bit value read as words from `base` on (word 0 least significant), as
@@ -321,14 +338,14 @@ impl HwUnit {
             return Err(Status::BadIndex);
         }
         regs.write(reg::INDEX, index);
-        Self::until_idle(regs, reg::FETCH, id)?;
+        Self::until_idle(regs, reg::FETCH, id as u32)?;
         Ok(words_be(regs, reg::table(id as usize, reg::T_VALUE), s.value_width))
     }
 
     /// Writes `command` ← `id` until the core is idle to take it: the command's RESULT.
-    fn until_idle(regs: &mut dyn Registers, command: u32, id: u16) -> Result<(), Status> {
+    fn until_idle(regs: &mut dyn Registers, command: u32, value: u32) -> Result<(), Status> {
         for _ in 0..BUSY_RETRIES {
-            regs.write(command, id as u32);
+            regs.write(command, value);
             match regs.read(reg::RESULT) {
                 0 => return Ok(()),
                 12 => regs.settle(),
@@ -360,17 +377,60 @@ impl HwUnit {
         if value.len() != value_bytes(s) || (above > 0 && value[0] >> (8 - above) != 0) {
             return Err(Status::BadValue);
         }
-        let mut padded = vec![0u8; 4 * DATA_WORDS - value.len()];
-        padded.extend_from_slice(value);
-        for k in 0..DATA_WORDS {
-            let at = 4 * (DATA_WORDS - 1 - k);
-            let word = u32::from_be_bytes(padded[at..at + 4].try_into().expect("4 bytes"));
-            regs.write(reg::DATA + 4 * k as u32, word);
-        }
+        stage(regs, reg::DATA, value);
         if array {
             regs.write(reg::INDEX, index);
         }
-        Self::until_idle(regs, reg::COMMIT, id)
+        Self::until_idle(regs, reg::COMMIT, id as u32)
+    }
+
+    /// Writes slot `index` of a `Cam` or `Tcam` as the CPU's debugger write does: an entry
+    /// (`valid`, key, value; a TCAM: `valid`, value, mask, result) with bits above a width, or
+    /// (a CAM) a key another slot holds, is refused.
+    fn write_entry(&self, id: u16, index: u32, entry: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
+        let s = self.symbol(id)?;
+        let tcam = s.kind == SymbolKind::Tcam.code();
+        if s.kind != SymbolKind::Cam.code() && !tcam {
+            return Err(Status::Unsupported);
+        }
+        if index >= s.size {
+            return Err(Status::BadIndex);
+        }
+        let (kb, vb) = ((s.key_width as usize).div_ceil(8), value_bytes(s));
+        let fields: Vec<(u32, u16)> = if tcam {
+            vec![(reg::DATA, s.key_width), (reg::DATA3, s.key_width), (reg::DATA2, s.value_width)]
+        } else {
+            vec![(reg::DATA, s.key_width), (reg::DATA2, s.value_width)]
+        };
+        if entry.len() != 1 + if tcam { 2 * kb } else { kb } + vb || entry[0] > 1 {
+            return Err(Status::BadValue);
+        }
+        let valid = entry[0] == 1;
+        let mut at = 1;
+        let mut parts = vec![];
+        for &(_, w) in &fields {
+            let n = (w as usize).div_ceil(8);
+            let part = &entry[at..at + n];
+            let above = n * 8 - w as usize;
+            if valid && above > 0 && part[0] >> (8 - above) != 0 {
+                return Err(Status::BadValue);
+            }
+            parts.push(part);
+            at += n;
+        }
+        if valid && !tcam {
+            for other in (0..s.size).filter(|&i| i != index) {
+                let e = self.read_entry(id, other, regs)?;
+                if e[0] == 1 && &e[1..1 + kb] == parts[0] {
+                    return Err(Status::BadValue);
+                }
+            }
+        }
+        for (&(base, _), part) in fields.iter().zip(&parts) {
+            stage(regs, base, part);
+        }
+        regs.write(reg::INDEX, index);
+        Self::until_idle(regs, reg::COMMIT, id as u32 | if valid { reg::COMMIT_VALID } else { 0 })
     }
 
     fn held(regs: &mut dyn Registers) -> u16 {
@@ -399,6 +459,10 @@ impl HwUnit {
                     return Err(Status::BadIndex);
                 }
                 Reply::Entry(v)
+            }
+            Request::Write { id, index, entry } if table(self.symbol(id)?) => {
+                self.write_entry(id, index, &entry, regs)?;
+                Reply::Empty
             }
             Request::Write { id, index, entry } => {
                 if index != 0 && scalar(self.symbol(id)?) {

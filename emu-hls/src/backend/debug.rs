@@ -44,7 +44,8 @@
 //! | 0x014 | PACKETS | R | frames the core took (checked, processed or dropped), from 0 |
 //! | 0x018 | RESULT | R | the last `COMMIT`'s status code (the protocol's: 0 ok, 4 no such symbol, 7 read only, 12 busy) |
 //! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
-//! | 0x040 | COMMIT | W | write symbol N: DATA, cut to its width, into it |
+//! | 0x040 | COMMIT | W | `[15:0]` symbol N: DATA, cut to its width, into it (an array: its element INDEX; a `Cam` or `Tcam`: slot INDEX, valid as bit 16 says, key DATA, value DATA2, mask DATA3) |
+//! | 0x0C0 + 4k, 0x0E0 + 4k | DATA2[k], DATA3[k] | RW | a table entry's value and a TCAM rule's mask, staged for `COMMIT` |
 //! | 0x044 | INDEX | RW | the slot the tables show, the element FETCH reads and COMMIT writes in an array |
 //! | 0x058 | FETCH | W | write symbol N (an `Array`): its element INDEX, read between frames, shows at its .VALUE (RESULT says ok, busy or bad_index) |
 //! | 0x048 | TRACE | RW | bit 0: record each frame's verdict |
@@ -96,6 +97,8 @@ pub struct Table {
     pub value: u32,
     /// A TCAM: it has a mask.
     pub mask: bool,
+    /// Its module has the debugger's write port (`Cam`, `Tcam`).
+    pub writable: bool,
 }
 
 /// The register holding the slot that tables show (INDEX).
@@ -134,15 +137,49 @@ pub fn write_strobe(n: usize) -> Expr {
 }
 
 /// Words of staging the unit needs: enough for its widest writable symbol (at most
-/// [`DATA_WORDS`]; the words past them are not built and ignore writes).
+/// [`DATA_WORDS`]; the words past them are not built and ignore writes). DATA holds a value,
+/// or a table entry's key; DATA2 a table entry's value; DATA3 a TCAM rule's mask.
 pub fn data_words(symbols: &[Symbol]) -> u32 {
-    symbols.iter().filter(|s| s.writable).filter_map(written_width).map(|w| w.div_ceil(32)).max().unwrap_or(1).max(1)
+    let widths = symbols.iter().filter_map(written_width).chain(writable_tables(symbols).map(|t| t.key));
+    widths.map(|w| w.div_ceil(32)).max().unwrap_or(1).max(1)
 }
 
-/// The width of what the unit writes into `s`: a register's or counter's value, an array's
-/// element; `None` for what it cannot write.
+fn writable_tables(symbols: &[Symbol]) -> impl Iterator<Item = Table> + '_ {
+    symbols.iter().filter_map(|s| s.table).filter(|t| t.writable)
+}
+
+/// Words of DATA2 (table values) and DATA3 (TCAM masks): 0 without such tables.
+fn table_words(symbols: &[Symbol]) -> (u32, u32) {
+    let value = writable_tables(symbols).map(|t| t.value.div_ceil(32)).max().unwrap_or(0);
+    let mask = writable_tables(symbols).filter(|t| t.mask).map(|t| t.key.div_ceil(32)).max().unwrap_or(0);
+    (value, mask)
+}
+
+/// The width of what the unit writes into `s` as a value: a register's or counter's value, an
+/// array's element; `None` for what it cannot write so (tables: [`table_write_port`]).
 fn written_width(s: &Symbol) -> Option<u32> {
     s.width.or(s.array.map(|(w, _)| w)).filter(|_| s.writable)
+}
+
+/// Whether COMMIT writes `s`.
+fn commits(s: &Symbol) -> bool {
+    written_width(s).is_some() || s.table.is_some_and(|t| t.writable)
+}
+
+/// What drives input `port` (of `width` bits) of state element `n`'s instance, when it is a
+/// table write port's ([`crate::hw::add_debug_write`]).
+pub fn table_write_port(n: usize, port: &str, width: u32, symbols: &[Symbol]) -> Option<Expr> {
+    let s = symbols.get(n)?;
+    s.table.filter(|t| t.writable)?;
+    let (words, (value_words, mask_words)) = (data_words(symbols), table_words(symbols));
+    Some(match port {
+        "dbg_we" => write_strobe(n),
+        "dbg_wvalid" => id("dbg_req_wdata").bit_at(16),
+        "dbg_wkey" => staged(width, words),
+        "dbg_wvalue" => fit(id("dbg_data2_q"), 32 * value_words, width),
+        "dbg_wmask" => fit(id("dbg_data3_q"), 32 * mask_words, width),
+        _ => return None,
+    })
 }
 
 /// INDEX for an array's index port of `bits` bits: all ones (past every array) when INDEX does
@@ -252,7 +289,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     wire(&mut items, "dbg_fetch", 1, wr.clone().land(at(reg::FETCH)));
     for s in symbols {
         let named = || id("dbg_req_wdata").slice(15, 0).equals(hex(16, s.n as u64));
-        if written_width(s).is_some() {
+        if commits(s) {
             items.push(Item::wire(format!("dbg_wr_{}", s.n), 1));
             items.push(Item::assign(write_strobe(s.n), id("dbg_commit").land(id("dbg_idle")).land(named())));
         }
@@ -287,9 +324,20 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     ));
     run.push(Stmt::if_(wr.clone().land(at(reg::INDEX)), vec![Stmt::nb(id(INDEX), id("dbg_req_wdata"))]));
     // Staging words and COMMIT's result.
-    for k in 0..words {
-        let part = id("dbg_data_q").slice(32 * k + 31, 32 * k);
-        run.push(Stmt::if_(wr.clone().land(at(reg::DATA + 4 * k)), vec![Stmt::nb(part, id("dbg_req_wdata"))]));
+    let (value_words, mask_words) = table_words(symbols);
+    let staging = [
+        ("dbg_data_q", reg::DATA, words),
+        ("dbg_data2_q", reg::DATA2, value_words),
+        ("dbg_data3_q", reg::DATA3, mask_words),
+    ];
+    for (name, base, n) in staging {
+        if n > 0 && name != "dbg_data_q" {
+            items.push(Item::reg(name, 32 * n));
+        }
+        for k in 0..n {
+            let part = id(name).slice(32 * k + 31, 32 * k);
+            run.push(Stmt::if_(wr.clone().land(at(base + 4 * k)), vec![Stmt::nb(part, id("dbg_req_wdata"))]));
+        }
     }
     let target = id("dbg_req_wdata").slice(15, 0);
     let known = symbols.iter().fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))));
@@ -299,7 +347,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             .filter(|s| keep(s))
             .fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))))
     };
-    let writable = any_of(&|s| written_width(s).is_some());
+    let writable = any_of(&|s| commits(s));
     let array = any_of(&|s| s.array.is_some());
     let code = |c: Status| hex(8, c.code() as u64);
     run.push(Stmt::if_(

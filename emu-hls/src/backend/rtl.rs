@@ -1381,6 +1381,7 @@ impl<'a> Gen<'a> {
         let d = self.d;
         let f = &d.func;
         let mut items = vec![Item::comment("State elements: requests by FSM state, and the instances.")];
+        let symbols = if d.config.debug { self.debug_symbols() } else { vec![] };
         for (s, decl) in f.states.iter() {
             let e = format!("st_{}", self.elem[&s]);
             let p = |name: &str| format!("{e}_{name}");
@@ -1402,6 +1403,10 @@ impl<'a> Gen<'a> {
                         id(format!("{e}_key_q"))
                     } else if port.name == "dbg_slot" {
                         id(debug::INDEX).slice(port.width - 1, 0)
+                    } else if let Some(e) =
+                        debug::table_write_port(s.as_u32() as usize, &port.name, port.width, &symbols)
+                    {
+                        e
                     } else {
                         Expr::zero(port.width)
                     };
@@ -1564,7 +1569,6 @@ impl<'a> Gen<'a> {
             // The debugger writes only while the core is idle, when no state above requests.
             if self.d.config.debug {
                 let n = s.as_u32() as usize;
-                let symbols = self.debug_symbols();
                 let words = debug::data_words(&symbols);
                 if let Some(w) = symbols.get(n).and_then(|s| debug::element_write(s, words)) {
                     defaults.push(w);
@@ -1599,15 +1603,24 @@ impl<'a> Gen<'a> {
                     _ => (None, false),
                 };
                 let table = match &decl.kind {
-                    StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } => {
-                        Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: false })
-                    }
-                    StateKind::Tcam { key, value, .. } => {
-                        Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: true })
-                    }
-                    StateKind::HashTable { key, value, ways, .. } if ways.is_power_of_two() => {
-                        Some(debug::Table { key: key.width() as u32, value: value.width() as u32, mask: false })
-                    }
+                    StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } => Some(debug::Table {
+                        key: key.width() as u32,
+                        value: value.width() as u32,
+                        mask: false,
+                        writable: matches!(decl.kind, StateKind::Cam { .. }),
+                    }),
+                    StateKind::Tcam { key, value, .. } => Some(debug::Table {
+                        key: key.width() as u32,
+                        value: value.width() as u32,
+                        mask: true,
+                        writable: true,
+                    }),
+                    StateKind::HashTable { key, value, ways, .. } if ways.is_power_of_two() => Some(debug::Table {
+                        key: key.width() as u32,
+                        value: value.width() as u32,
+                        mask: false,
+                        writable: false,
+                    }),
                     _ => None,
                 };
                 let array = match &decl.kind {
@@ -1649,17 +1662,18 @@ impl<'a> Gen<'a> {
             match &self.d.func.states[s].kind {
                 StateKind::Cam { key, value, size } | StateKind::Lru { key, value, size } => {
                     let (k, v) = (key.width() as u32, value.width() as u32);
-                    hw::add_debug_read(
-                        &mut m,
-                        *size as u64,
-                        "slot_valid",
-                        &[("key", "slot_key", k), ("value", "slot_value", v)],
-                    );
+                    let fields = [("key", "slot_key", k), ("value", "slot_value", v)];
+                    hw::add_debug_read(&mut m, *size as u64, "slot_valid", &fields);
+                    // An LRU's write would move its ages as the CPU's does: not yet.
+                    if matches!(self.d.func.states[s].kind, StateKind::Cam { .. }) {
+                        hw::add_debug_write(&mut m, *size as u64, "slot_valid", &fields);
+                    }
                 }
                 StateKind::Tcam { key, value, size } => {
                     let (k, v) = (key.width() as u32, value.width() as u32);
                     let fields = [("key", "rule_value", k), ("mask", "rule_mask", k), ("value", "rule_result", v)];
                     hw::add_debug_read(&mut m, *size as u64, "rule_valid", &fields);
+                    hw::add_debug_write(&mut m, *size as u64, "rule_valid", &fields);
                 }
                 StateKind::HashTable { key, value, size, ways } => {
                     hw::add_hash_debug_read(

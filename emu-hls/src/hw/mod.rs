@@ -107,6 +107,31 @@ pub(crate) fn wrapper(mut body: Vec<Item>) -> Verilog {
     Verilog::Wrapper(Wrapper { code: verilog::print::items(&body), cores: String::new() })
 }
 
+/// Gives a table module whose slots are registers (`Cam`, `Tcam`) a write port for the
+/// debugger, next to its read port ([`add_debug_read`]): at a rising edge with `dbg_we` high
+/// (and `reset` low), slot `dbg_slot` becomes valid or empty as `dbg_wvalid` says and takes
+/// `dbg_w<field>` into each `(field, memory, width)`. The debug unit writes only between
+/// frames, when no request comes, so the port never meets one.
+pub fn add_debug_write(m: &mut Module, n: u64, valid: &str, fields: &[(&str, &str, u32)]) {
+    use crate::verilog::{Expr, Item, Port, Stmt, Trigger};
+    m.ports.push(Port::input("dbg_we", 1));
+    m.ports.push(Port::input("dbg_wvalid", 1));
+    let at = || if n == 1 { Expr::int(0) } else { Expr::id("dbg_slot") };
+    let mut body =
+        vec![Stmt::nb(if n == 1 { Expr::id(valid) } else { Expr::id(valid).index(at()) }, Expr::id("dbg_wvalid"))];
+    for (field, mem, w) in fields {
+        let name = format!("dbg_w{field}");
+        m.ports.push(Port::input(&name, *w));
+        body.push(Stmt::nb(Expr::id(*mem).index(at()), Expr::id(&name)));
+    }
+    let write = Stmt::if_(Expr::id("dbg_we").land(Expr::id("reset").lnot()), body);
+    let clocked = m.items.iter_mut().find_map(|i| match i {
+        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" => Some(body),
+        _ => None,
+    });
+    clocked.expect("a table module has a clocked block").push(write);
+}
+
 /// Gives a table module whose slots are registers (`Cam`, `Lru`, `Tcam`) a read port for the
 /// debugger: input `dbg_slot`, outputs `dbg_valid` (the slot's valid bit, from the `valid`
 /// register) and `dbg_<field>` for each `(field, memory, width)`: slot `dbg_slot`'s contents,
