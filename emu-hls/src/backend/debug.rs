@@ -443,13 +443,17 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         }
         wire(&mut items, &r("val"), 64, value64(id(r("sym_q"))));
         let (v, x) = (id(r("val")), id(r("operand_q")));
+        // One comparator and one equality per slot: every operator is made of the two.
+        wire(&mut items, &r("eq"), 1, v.clone().equals(x.clone()));
+        wire(&mut items, &r("lt"), 1, v.clone().less_than(x.clone()));
+        let (eq, lt) = (id(r("eq")), id(r("lt")));
         let cond = [
-            v.clone().equals(x.clone()),
-            v.clone().not_equals(x.clone()),
-            v.clone().less_than(x.clone()),
-            x.clone().at_least(v.clone()),
-            x.clone().less_than(v.clone()),
-            v.clone().at_least(x.clone()),
+            eq.clone(),
+            eq.clone().lnot(),
+            lt.clone(),
+            lt.clone().lor(eq.clone()),
+            lt.clone().lor(eq.clone()).lnot(),
+            lt.lnot(),
         ]
         .into_iter()
         .enumerate()
