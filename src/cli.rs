@@ -412,10 +412,12 @@ pub(crate) struct RunArgs {
 }
 
 const DBG_EXAMPLES: &str = "\
-TARGET is the Unix socket of a run (`emu run NF --iface … --debug-socket PATH`), or an
-interface linked to the management port of a run with `--debug-port` (in band, EtherType
+TARGET is the Unix socket of a run (`emu run NF --iface … --debug-socket PATH`) or of the
+generated hardware under Verilator (`emu sim NF --target verilator … --debug-socket PATH`), or
+an interface linked to the management port of a run with `--debug-port` (in band, EtherType
 0x88B5; needs root). Without --exec or --script, commands are read from the terminal; `help`
-lists them. Names are the NF's field names (`symbols` lists them, with the runner's counters).
+lists them. Names are the NF's field names and probes (`symbols` lists them, with the
+runner's counters). What the hardware's unit does differently: docs/debug-protocol.md.
 
 Examples:
   emu dbg /tmp/emu.sock --exec 'symbols'
@@ -426,7 +428,7 @@ Examples:
 
 #[derive(Args)]
 pub(crate) struct DbgArgs {
-    /// A run's debug socket, or an interface linked to its management port
+    /// A run's or `emu sim`'s debug socket, or an interface linked to a run's management port
     #[arg(value_name = "TARGET")]
     pub target: String,
     /// Commands to run, `;`-separated; repeat for more; stops at the first that fails

@@ -68,7 +68,7 @@ pub(crate) fn run(
     );
     println!("  FSM states: {}", design.sched.states.len());
     if a.debug {
-        println!("  with the debug unit: register port dbg_* (emu-hls backend/debug.rs has its map)");
+        println!("  with the debug unit: register port dbg_* (its map: docs/debug-protocol.md, \"The hardware unit\")");
     }
     println!(
         "  cycles per packet, 64-byte frames: {cycles} ({paths} path{} through the NF; report.md has {})",

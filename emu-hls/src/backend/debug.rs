@@ -34,37 +34,9 @@
 //!
 //! # Register map
 //!
-//! | address | name | access | what |
-//! |---|---|---|---|
-//! | 0x000 | ID | R | [`ID`], "EMUD" |
-//! | 0x004 | CAPS | R | `[15:0]` symbols (state elements and probes), `[23:16]` watch slots |
-//! | 0x008 | CONTROL | RW | bit 0: broken. Writing 0 (continue) also clears the step credits |
-//! | 0x00C | STEP | RW | write N: N more frames may pass while broken; reads the credits left |
-//! | 0x010 | STATUS | R | bit 0 broken, bit 1 a frame is held, bit 2 the core and ingress are empty |
-//! | 0x014 | PACKETS | R | frames the core took (checked, processed or dropped), from 0 |
-//! | 0x018 | RESULT | R | the last `COMMIT`'s status code (the protocol's: 0 ok, 4 no such symbol, 7 read only, 12 busy) |
-//! | 0x020 + 4k | DATA[k] | RW | staged value for `COMMIT`, word k (word 0 least significant; as many words as the widest writable symbol takes, at most 8) |
-//! | 0x040 | COMMIT | W | `[15:0]` symbol N: DATA, cut to its width, into it (an array: its element INDEX; a `Cam` or `Tcam`: slot INDEX, valid as bit 16 says, key DATA, value DATA2, mask DATA3) |
-//! | 0x0C0 + 4k, 0x0E0 + 4k | DATA2[k], DATA3[k] | RW | a table entry's value and a TCAM rule's mask, staged for `COMMIT` |
-//! | 0x044 | INDEX | RW | the slot the tables show, the element FETCH reads and COMMIT writes in an array |
-//! | 0x058 | FETCH | W | write symbol N (an `Array`): its element INDEX, read between frames, shows at its .VALUE (RESULT says ok, busy or bad_index) |
-//! | 0x048 | TRACE | RW | bit 0: record each frame's verdict |
-//! | 0x04C | TRACE_COUNT | R | records waiting (at most [`TRACE_DEPTH`]) |
-//! | 0x050 | TRACE_LOST | RW | records that found the FIFO full; a write clears it |
-//! | 0x054 | TRACE_POP | W | drops the oldest record |
-//! | 0x060, 0x064, 0x068, 0x06C, 0x070 | TR_PACKET, TR_META, TR_DETAIL, TR_LATENCY, TR_LEN | R | the oldest record: frame number; `[7:0]` input port, `[8]` sent; drop reason or output ports; cycles from first beat in to verdict, less those a break held it; received length |
-//! | 0x400 (N+1) + 0x000 | table N: VALID | R | slot INDEX's valid bit (a `Cam`, `Lru`, `Tcam` or `HashTable`; a hash table's KEY and VALUE follow INDEX a cycle later) |
-//! | + 0x100 + 4k, + 0x200 + 4k, + 0x300 + 4k | .KEY, .VALUE, .MASK | R | its key (a TCAM's value), value (a TCAM's result), mask: word k |
-//! | 0x100 + 0x20 s | WATCH[s].SYM | RW | `[15:0]` symbol, bit 31 armed; writing arms or disarms |
-//! | + 0x04 | .OP | RW | the protocol's operator code (0 `==` … 6 changes) |
-//! | + 0x08, 0x0C | .OPERAND | RW | low and high words |
-//! | + 0x10 | .HITS | R | times it fired |
-//! | + 0x14 | .PACKET | R | the number (PACKETS order, from 0) of the frame it last fired after |
-//! | + 0x18, 0x1C | .VALUE | R | the value then, low and high words |
-//! | 0x400 (N+1) + 4k | symbol N | R | word k of a register's or counter's value (word 0 least significant) |
+//! In docs/debug-protocol.md ("The hardware unit"), from `emu_debug::hw::reg`'s constants.
 
 use crate::verilog::{Expr, Item, Stmt};
-
 pub use emu_debug::hw::{reg, DATA_WORDS, HOLD_DEPTH, ID, WATCH_SLOTS};
 use emu_debug::protocol::Status;
 
