@@ -69,8 +69,11 @@ pub struct Table {
     pub value: u32,
     /// A TCAM: it has a mask.
     pub mask: bool,
-    /// Its module has the debugger's write port (`Cam`, `Tcam`).
+    /// The unit writes it: a `Cam` through the write port its module gets, a `Tcam` through
+    /// its own set and clear requests.
     pub writable: bool,
+    /// A `Tcam`'s `req_slot` width.
+    pub slot_bits: u32,
 }
 
 /// The register holding the slot that tables show (INDEX).
@@ -142,7 +145,7 @@ fn commits(s: &Symbol) -> bool {
 /// table write port's ([`crate::hw::add_debug_write`]).
 pub fn table_write_port(n: usize, port: &str, width: u32, symbols: &[Symbol]) -> Option<Expr> {
     let s = symbols.get(n)?;
-    s.table.filter(|t| t.writable)?;
+    s.table.filter(|t| t.writable && !t.mask)?;
     let (words, (value_words, mask_words)) = (data_words(symbols), table_words(symbols));
     Some(match port {
         "dbg_we" => write_strobe(n),
@@ -173,11 +176,25 @@ pub fn staged(w: u32, words: u32) -> Expr {
     fit(id("dbg_data_q"), 32 * words, w)
 }
 
-/// The statements that make a debugger's write of `s` in the element's request block, with
-/// `words` words of staging.
-pub fn element_write(s: &Symbol, words: u32) -> Option<Stmt> {
-    let w = written_width(s)?;
+/// The statements that make a debugger's write of `s` (one of the unit's `symbols`) in the
+/// element's request block.
+pub fn element_write(s: &Symbol, symbols: &[Symbol]) -> Option<Stmt> {
+    let (words, (value_words, mask_words)) = (data_words(symbols), table_words(symbols));
     let p = |port: &str| id(format!("{}_{port}", s.prefix));
+    if let Some(t) = s.table.filter(|t| t.writable && t.mask) {
+        // A TCAM rule: the module's own set (op 1) or clear (op 2) of slot INDEX.
+        let set = |port: &str, e: Expr| Stmt::blocking(p(port), e);
+        let body = vec![
+            set("req_valid", Expr::bit(true)),
+            set("req_op", Expr::mux(id("dbg_req_wdata").bit_at(16), hex(2, 1), hex(2, 2))),
+            set("req_slot", id(INDEX).slice(t.slot_bits - 1, 0)),
+            set("req_key", staged(t.key, words)),
+            set("req_mask", fit(id("dbg_data3_q"), 32 * mask_words, t.key)),
+            set("req_result", fit(id("dbg_data2_q"), 32 * value_words, t.value)),
+        ];
+        return Some(Stmt::if_(write_strobe(s.n), body));
+    }
+    let w = written_width(s)?;
     if let Some((_, bits)) = s.array {
         let at = || Stmt::blocking(p("req_index"), array_index(bits));
         let write = vec![

@@ -1569,8 +1569,7 @@ impl<'a> Gen<'a> {
             // The debugger writes only while the core is idle, when no state above requests.
             if self.d.config.debug {
                 let n = s.as_u32() as usize;
-                let words = debug::data_words(&symbols);
-                if let Some(w) = symbols.get(n).and_then(|s| debug::element_write(s, words)) {
+                if let Some(w) = symbols.get(n).and_then(|s| debug::element_write(s, &symbols)) {
                     defaults.push(w);
                 }
             }
@@ -1608,18 +1607,21 @@ impl<'a> Gen<'a> {
                         value: value.width() as u32,
                         mask: false,
                         writable: matches!(decl.kind, StateKind::Cam { .. }),
+                        slot_bits: 0,
                     }),
-                    StateKind::Tcam { key, value, .. } => Some(debug::Table {
+                    StateKind::Tcam { key, value, size } => Some(debug::Table {
                         key: key.width() as u32,
                         value: value.width() as u32,
                         mask: true,
                         writable: true,
+                        slot_bits: index_width(*size as u64),
                     }),
                     StateKind::HashTable { key, value, ways, .. } if ways.is_power_of_two() => Some(debug::Table {
                         key: key.width() as u32,
                         value: value.width() as u32,
                         mask: false,
                         writable: false,
+                        slot_bits: 0,
                     }),
                     _ => None,
                 };
@@ -1672,8 +1674,8 @@ impl<'a> Gen<'a> {
                 StateKind::Tcam { key, value, size } => {
                     let (k, v) = (key.width() as u32, value.width() as u32);
                     let fields = [("key", "rule_value", k), ("mask", "rule_mask", k), ("value", "rule_result", v)];
+                    // Writes go through its own set/clear request (debug::element_write).
                     hw::add_debug_read(&mut m, *size as u64, "rule_valid", &fields);
-                    hw::add_debug_write(&mut m, *size as u64, "rule_valid", &fields);
                 }
                 StateKind::HashTable { key, value, size, ways } => {
                     hw::add_hash_debug_read(
