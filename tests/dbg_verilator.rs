@@ -678,3 +678,29 @@ fn probes_read_watched_and_reset_as_on_the_cpu() {
         .collect();
     assert_eq!(hits, [2], "last_ttl < 10 became true with the third frame, and stayed true");
 }
+
+/// yosys reads the Verilog of every kind of table and value with the unit built in (Verilator
+/// accepts constructs yosys refuses: a part select of a part select was one).
+#[test]
+fn yosys_reads_the_debug_verilog_of_nfs_with_every_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("fw.rules");
+    std::fs::write(&rules, "-P DROP\n-p tcp --dport 80 -j ACCEPT\n").unwrap();
+    let mut fw = Config::new();
+    fw.set("rules", rules.to_str().unwrap());
+    let nfs = [
+        Nf { desc: &firewall::DESCRIPTOR, config: fw, mgmt: 1 },
+        Nf { desc: &stats::DESCRIPTOR, config: Config::new(), mgmt: 1 },
+        Nf { desc: &PROBED, config: Config::new(), mgmt: 1 },
+        switch(),
+    ];
+    for nf in nfs {
+        let d = design_of(&nf, true);
+        let path = dir.path().join(format!("{}.v", d.top_name()));
+        std::fs::write(&path, emu_hls::backend::rtl::verilog(&d).unwrap()).unwrap();
+        let script = format!("read_verilog -sv {}; hierarchy -check -top {}", path.display(), d.top_name());
+        let out =
+            std::process::Command::new("yosys").args(["-q", "-p", &script]).output().expect("yosys (scripts/setup.sh)");
+        assert!(out.status.success(), "{}: {}", nf.desc.name, String::from_utf8_lossy(&out.stderr));
+    }
+}

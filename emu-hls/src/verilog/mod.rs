@@ -569,7 +569,14 @@ impl Expr {
     /// `self[msb:lsb]`.
     pub fn slice(self, msb: u32, lsb: u32) -> Expr {
         assert!(msb >= lsb, "a part select is written [msb:lsb] with msb >= lsb");
-        Expr::Slice(Box::new(self), msb, lsb)
+        match self {
+            // `x[h:l][msb:lsb]` is not Verilog (yosys refuses it): select from `x` at once.
+            Expr::Slice(base, h, l) => {
+                assert!(l + msb <= h, "[{msb}:{lsb}] of a {}-bit part select", h - l + 1);
+                Expr::Slice(base, l + msb, l + lsb)
+            }
+            other => Expr::Slice(Box::new(other), msb, lsb),
+        }
     }
 
     /// `self[start +: width]`.

@@ -330,6 +330,13 @@ mod test {
     }
 
     #[test]
+    fn a_select_of_a_select_is_one_select() {
+        // `x[63:0][31:0]` is not Verilog (yosys refuses it).
+        assert_eq!(Expr::id("x").slice(63, 0).slice(31, 0).to_string(), "x[31:0]");
+        assert_eq!(Expr::id("x").slice(100, 64).slice(7, 4).to_string(), "x[71:68]");
+    }
+
+    #[test]
     #[should_panic(expected = "does not fit")]
     fn literal_too_wide_panics() {
         Literal::new(4, 16, Radix::Hex);
