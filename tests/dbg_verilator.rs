@@ -602,30 +602,11 @@ fn hash_table_slots_read_as_on_the_cpu() {
     assert!(matches!(decode(&reply).unwrap(), Message::Reply { status: Status::Unsupported, .. }));
 }
 
-/// An NF with probes: `emu::probe!` is a register and `emu::count!` a counter in hardware,
-/// which the unit reads, watches and resets by the probe's name as the CPU's does.
-#[emu::nf(ports = 2, window = 64)]
-pub mod probed {
-    use emu::prelude::*;
-
-    #[derive(Default)]
-    pub struct Probed {
-        pub frames: Counter,
-    }
-
-    impl NetworkFunction for Probed {
-        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
-            self.frames.inc();
-            if pkt.ethernet().ethertype() != 0x0800 {
-                emu::count!(not_ipv4);
-                return Action::Drop(DropReason::Unsupported);
-            }
-            emu::probe!(last_ttl, pkt.ipv4().ttl());
-            emu::probe!(last_src, pkt.ipv4().src());
-            Action::Forward(meta.in_port ^ 1)
-        }
-    }
-}
+/// The NF with probes of tests/probed_nf: `emu::probe!` is a register and `emu::count!` a
+/// counter in hardware, which the unit reads, watches and resets by the probe's name as the
+/// CPU's does.
+mod probed_nf;
+use probed_nf::probed;
 
 static PROBED: NfDescriptor = NfDescriptor {
     name: "probed",
