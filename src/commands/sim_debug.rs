@@ -69,7 +69,11 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
                 server.send(&reply);
             }
         }
-        let moving = bench.waiting() > 0 || bench.sent.len() + bench.dropped.len() < frames;
+        // Frames left to go, and the hardware free to take them: at a break with a frame held
+        // and no step credit, nothing moves until the client says so (the clock rests).
+        let left = bench.waiting() > 0 || bench.sent.len() + bench.dropped.len() < frames;
+        let stopped = bench.read(reg::STATUS) & reg::HELD != 0 && bench.read(reg::STEP) == 0;
+        let moving = left && !stopped;
         if moving {
             let mut left = CYCLES_PER_LOOK;
             while left > 0 {
