@@ -411,9 +411,8 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         (reg::PACKETS, id("dbg_packets_q")),
         (reg::RESULT, fit(id("dbg_result_q"), 8, 32)),
     ];
-    for k in 0..words {
-        reads.push((reg::DATA + 4 * k, id("dbg_data_q").slice(32 * k + 31, 32 * k)));
-    }
+    // What the host only writes (staging, INDEX, a watch's setup, TRACE) is not read back:
+    // each word read costs the read multiplexer 32 inputs.
     for s in 0..WATCH_SLOTS {
         let r = |name: &str| format!("dbg_w{s}_{name}");
         for (name, w) in [
@@ -500,10 +499,6 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             ),
         ]);
         reads.extend([
-            (reg::watch(s, reg::W_SYM), Expr::concat(vec![id(r("on_q")), Expr::zero(15), id(r("sym_q"))])),
-            (reg::watch(s, reg::W_OP), fit(id(r("op_q")), 3, 32)),
-            (reg::watch(s, reg::W_OPERAND), id(r("operand_q")).slice(31, 0)),
-            (reg::watch(s, reg::W_OPERAND + 4), id(r("operand_q")).slice(63, 32)),
             (reg::watch(s, reg::W_HITS), id(r("hits_q"))),
             (reg::watch(s, reg::W_PACKET), id(r("packet_q"))),
             (reg::watch(s, reg::W_VALUE), id(r("value_q")).slice(31, 0)),
@@ -518,7 +513,6 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             reads.push((reg::symbol(s.n, k as usize), fit(bits(v.clone(), w, hi, 32 * k), hi - 32 * k + 1, 32)));
         }
     }
-    reads.push((reg::INDEX, id(INDEX)));
     trace(&mut items, &mut run, &mut reads, core, &wr, &at);
     // A table's slot INDEX: its valid bit, then its fields, word by word.
     let words = |reads: &mut Vec<(u32, Expr)>, n: usize, off: u32, e: Expr, w: u32| {
@@ -716,7 +710,6 @@ fn trace(
     ));
     let head = |name: &str, w: u32| fit(id(name).index(id("dbg_tr_head_q")), w, 32);
     reads.extend([
-        (reg::TRACE, fit(id("dbg_trace_q"), 1, 32)),
         (reg::TRACE_COUNT, fit(id("dbg_tr_count_q"), 4, 32)),
         (reg::TRACE_LOST, id("dbg_tr_lost_q")),
         (reg::TR_PACKET, head("dbg_tr_packet", 32)),
