@@ -30,7 +30,7 @@
 //! crossing between them.
 
 use emu_core::DropReason;
-use emu_hls::backend::{rtl, Design};
+use emu_hls::backend::{debug, rtl, Design};
 use emu_hls::verilog::{Dir, Expr, Instance, Item, Module, Port, Stmt};
 
 /// The wrapper's module name (the 2017 Emu's OPL core had the same name).
@@ -61,16 +61,6 @@ pub struct Register {
 /// Where the debug unit's registers start, when the NF is built with it (`emu netfpga
 /// --debug`): its address `a` (emu-hls `backend/debug.rs`) is `DEBUG_BASE + a` here.
 pub const DEBUG_BASE: u32 = 0x1000;
-
-/// The debug unit's register port on the NF module.
-const DEBUG_PORTS: [(&str, u32, bool); 6] = [
-    ("dbg_req_valid", 1, false),
-    ("dbg_req_write", 1, false),
-    ("dbg_req_addr", 32, false),
-    ("dbg_req_wdata", 32, false),
-    ("dbg_resp_valid", 1, true),
-    ("dbg_resp_rdata", 32, true),
-];
 
 /// Address of the RESET register.
 pub const RESET_ADDR: u32 = 0x008;
@@ -160,7 +150,7 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
     let stream = ["tdata", "tkeep", "tuser", "tvalid", "tready", "tlast"];
     let debug = design.config.debug;
     let known = |name: &str| {
-        (debug && DEBUG_PORTS.iter().any(|&(p, _, _)| p == name))
+        (debug && debug::PORTS.iter().any(|&(p, _, _)| p == name))
             || name == "axis_aclk"
             || name == "axis_resetn"
             || name == "stat_drop_valid"
@@ -267,7 +257,7 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
     connections.push(("stat_drop_valid".into(), id("drop_valid")));
     connections.push(("stat_drop_reason".into(), id("drop_reason")));
     if debug {
-        for (name, width, _) in DEBUG_PORTS {
+        for (name, width, _) in debug::PORTS {
             m.items.push(Item::wire(name, width));
             connections.push((name.into(), id(name)));
         }

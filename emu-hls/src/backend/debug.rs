@@ -76,6 +76,16 @@ pub struct Table {
     pub slot_bits: u32,
 }
 
+/// The unit's register port on the NF module: (name, width, an output).
+pub const PORTS: [(&str, u32, bool); 6] = [
+    ("dbg_req_valid", 1, false),
+    ("dbg_req_write", 1, false),
+    ("dbg_req_addr", 32, false),
+    ("dbg_req_wdata", 32, false),
+    ("dbg_resp_valid", 1, true),
+    ("dbg_resp_rdata", 32, true),
+];
+
 /// The register holding the slot that tables show (INDEX).
 pub const INDEX: &str = "dbg_index_q";
 
@@ -87,8 +97,8 @@ fn hex(w: u32, v: u64) -> Expr {
     Expr::hex(w, v as u128)
 }
 
-/// `e` (of width `w`) zero-extended or cut to `to` bits.
-fn fit(e: Expr, w: u32, to: u32) -> Expr {
+/// `e` (of width `w`) zero-extended or cut to `to` bits (the NF module's logic uses it too).
+pub(super) fn fit(e: Expr, w: u32, to: u32) -> Expr {
     match w.cmp(&to) {
         std::cmp::Ordering::Equal => e,
         std::cmp::Ordering::Greater => e.slice(to - 1, 0),
@@ -339,21 +349,16 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     let writable = any_of(&|s| commits(s));
     let array = any_of(&|s| s.array.is_some());
     let code = |c: Status| hex(8, c.code() as u64);
-    run.push(Stmt::if_(
-        id("dbg_commit"),
-        vec![Stmt::nb(
-            id("dbg_result_q"),
-            Expr::mux(
-                known.clone().lnot(),
-                code(Status::NoSuchSymbol),
-                Expr::mux(
-                    writable.lnot(),
-                    code(Status::ReadOnly),
-                    Expr::mux(id("dbg_idle"), code(Status::Ok), code(Status::Busy)),
-                ),
-            ),
-        )],
-    ));
+    // A command's RESULT: no such symbol, not one it applies to (`refused`), or done unless the
+    // core is busy.
+    let result = |applies: Expr, refused: Status| {
+        Expr::mux(
+            known.clone().lnot(),
+            code(Status::NoSuchSymbol),
+            Expr::mux(applies.lnot(), code(refused), Expr::mux(id("dbg_idle"), code(Status::Ok), code(Status::Busy))),
+        )
+    };
+    run.push(Stmt::if_(id("dbg_commit"), vec![Stmt::nb(id("dbg_result_q"), result(writable, Status::ReadOnly))]));
     // FETCH: an array's element, read the cycle after into dbg_entry_q (an index past the
     // array leaves RESULT bad_index).
     let entry_w = symbols.iter().filter_map(|s| s.array.map(|(w, _)| w)).max().unwrap_or(1);
@@ -363,18 +368,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     run.push(Stmt::if_(
         id("dbg_fetch"),
         vec![
-            Stmt::nb(
-                id("dbg_result_q"),
-                Expr::mux(
-                    known.clone().lnot(),
-                    code(Status::NoSuchSymbol),
-                    Expr::mux(
-                        array.lnot(),
-                        code(Status::Unsupported),
-                        Expr::mux(id("dbg_idle"), code(Status::Ok), code(Status::Busy)),
-                    ),
-                ),
-            ),
+            Stmt::nb(id("dbg_result_q"), result(array, Status::Unsupported)),
             Stmt::nb(id("dbg_fetch_sym_q"), target.clone()),
         ],
     ));
