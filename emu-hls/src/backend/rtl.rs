@@ -99,6 +99,36 @@ struct Gen<'a> {
     /// Per state, the element requests whose key is known before the state (defined in an
     /// earlier one): their key register `st_<name>_key_q` is loaded on the way into it.
     preload: HashMap<StateNo, Vec<(StateId, Value)>>,
+    /// The window's read ports for computed positions, shared by the states: the k-th
+    /// computed-position read of a state uses port k (see [`window_read_ports`]).
+    read_port: HashMap<Inst, usize>,
+    /// Per port, the states and reads that use it.
+    read_port_users: Vec<Vec<(StateNo, Inst)>>,
+}
+
+/// Computed-position reads of the window share read ports across states: one state runs at a
+/// time, so the k-th such read of every state can use port k, a shifter over the whole window
+/// whose address a multiplexer on the state picks. (A shifter per read costs the DNS server
+/// 131 and the memcached cache 1156 shifters over a 2048- to 2560-bit window.) A read's
+/// address can only depend on earlier reads of its state, so on lower ports: no loop.
+fn window_read_ports(d: &Design) -> (HashMap<Inst, usize>, Vec<Vec<(StateNo, Inst)>>) {
+    let f = &d.func;
+    let mut port = HashMap::new();
+    let mut users: Vec<Vec<(StateNo, Inst)>> = vec![];
+    for (n, st) in d.sched.states.iter().enumerate() {
+        if st.kind == FsmKind::Sum {
+            continue;
+        }
+        let reads = st.insts.iter().filter(|&&i| matches!(f.insts[i].op, Op::PktRead(a, _) if a.base.is_some()));
+        for (k, &i) in reads.enumerate() {
+            if users.len() == k {
+                users.push(vec![]);
+            }
+            users[k].push((n, i));
+            port.insert(i, k);
+        }
+    }
+    (port, users)
 }
 
 /// The operand of a table request that goes to the element's `req_key`: what its
@@ -257,6 +287,7 @@ impl<'a> Gen<'a> {
         let ingress = WindowBytes::new(f.window, |p| used[p as usize] || checked_window_bytes(p));
         let sets_len =
             f.layout.iter().any(|&b| f.blocks[b].insts.iter().any(|&i| matches!(f.insts[i].op, Op::PktSetLen(_))));
+        let (read_port, read_port_users) = window_read_ports(d);
         Gen {
             d,
             codes: StateCodes::new(d.sched.states.len()),
@@ -270,7 +301,37 @@ impl<'a> Gen<'a> {
             ingress,
             sets_len,
             preload: preloads(d),
+            read_port,
+            read_port_users,
         }
+    }
+
+    /// The shared window read ports: port k's address is that of the k-th computed-position
+    /// read of the state the FSM is in, and `rdwin<k>_sh` the window shifted to it.
+    fn window_read_port_logic(&self) -> Vec<Item> {
+        let mut items = vec![];
+        for (k, users) in self.read_port_users.iter().enumerate() {
+            let addr = format!("rdwin{k}_addr");
+            items.push(Item::reg(addr.clone(), ADDR));
+            let arms = users
+                .iter()
+                .map(|&(n, i)| {
+                    (vec![self.codes.nf(n)], vec![Stmt::blocking(id(addr.clone()), id(format!("{i}_addr")))])
+                })
+                .collect();
+            items.push(Item::always_comb(vec![Stmt::Case {
+                subject: id("fsm_q"),
+                arms,
+                default: Some(vec![Stmt::blocking(id(addr.clone()), Expr::zero(ADDR))]),
+            }]));
+            let sh = format!("rdwin{k}_sh");
+            items.push(Item::wire(sh.clone(), 8 * self.win));
+            items.push(Item::assign(
+                id(sh),
+                id("win_q").binary(crate::verilog::BinOp::Shr, Expr::concat(vec![id(addr), Expr::zero(3)])),
+            ));
+        }
+        items
     }
 
     /// Moving from NF state `from` to NF state `to`: the state code, and the keys `to`
@@ -441,6 +502,7 @@ impl<'a> Gen<'a> {
         items.extend(self.check_logic());
         items.extend(self.frame_word_logic());
         items.extend(self.egress_logic());
+        items.extend(self.window_read_port_logic());
         let (sum_items, sum_arms) = self.sum_logic()?;
         items.extend(sum_items);
         let mut arms: Vec<(Vec<Expr>, Vec<Stmt>)> = vec![];
@@ -1141,13 +1203,8 @@ impl<'a> Gen<'a> {
                         None => Expr::concat((0..*bytes as u64).map(|k| self.wbyte(addr.offset as u64 + k)).collect()),
                         Some(base) => {
                             debug_assert!(self.core.all(), "a computed position needs the whole window");
-                            let a = self.address(&mut items, i, base, addr.offset, n);
-                            let sh = format!("{i}_sh");
-                            items.push(Item::wire(sh.clone(), 8 * self.win));
-                            items.push(Item::assign(
-                                id(sh.clone()),
-                                id("win_q").binary(crate::verilog::BinOp::Shr, Expr::concat(vec![a, Expr::zero(3)])),
-                            ));
+                            self.address(&mut items, i, base, addr.offset, n);
+                            let sh = format!("rdwin{}_sh", self.read_port[&i]);
                             Expr::concat(
                                 (0..*bytes as u32)
                                     .map(|k| {
@@ -1187,12 +1244,16 @@ impl<'a> Gen<'a> {
                             items.push(Item::assign(id(name.clone()), a.clone().plus(dec(ADDR, k as u64))));
                             let ak = id(name);
                             let len = Expr::concat(vec![Expr::zero(ADDR - 16), id("len_q")]);
+                            // A case over the position, not `win_q[{ak, 3'h0} +: 8]`: yosys's
+                            // `proc` takes hours over a few such writes to a wide window (the
+                            // DNS server's), and seconds over the cases.
+                            let pos = Self::position_bits(self.win);
+                            let arms = (0..self.win as u64)
+                                .map(|p| (vec![dec(pos, p)], vec![Stmt::nb(self.wbyte(p), byte(k))]))
+                                .collect();
                             stmts.push(Stmt::if_(
                                 ak.clone().less_than(len).land(ak.clone().less_than(dec(ADDR, self.win as u64))),
-                                vec![Stmt::nb(
-                                    id("win_q").part(Expr::concat(vec![ak.slice(ADDR - 1 - 3, 0), Expr::zero(3)]), 8),
-                                    byte(k),
-                                )],
+                                vec![Stmt::Case { subject: ak.slice(pos - 1, 0), arms, default: Some(vec![]) }],
                             ));
                         }
                     }
@@ -1243,6 +1304,11 @@ impl<'a> Gen<'a> {
             }
         }
         Ok((items, stmts))
+    }
+
+    /// Bits that number the window's byte positions.
+    fn position_bits(win: u32) -> u32 {
+        (32 - win.saturating_sub(1).leading_zeros()).max(1)
     }
 
     /// A computed packet address `sat(base) + offset`, [`ADDR`] bits, as a wire.
