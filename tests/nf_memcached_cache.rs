@@ -378,3 +378,14 @@ fn cycle_model_agrees() {
         assert_agree(&memcached_cache::DESCRIPTOR, &frames, &tiers);
     }
 }
+
+/// The generated Verilog under Verilator sends the CPU's frames out of the CPU's ports, both
+/// modes, on generated traffic (one circuit: the mode is a register the configuration sets).
+#[test]
+fn verilator_agrees() {
+    let frames: Vec<(Vec<u8>, u8)> = traffic(9 * 0x9e37_79b9, 200);
+    for mode in ["cache", "server"] {
+        let tiers = outcomes(&memcached_cache::DESCRIPTOR, &config(mode), &["verilator"], &frames);
+        assert_agree(&memcached_cache::DESCRIPTOR, &frames, &tiers);
+    }
+}

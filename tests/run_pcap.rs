@@ -275,6 +275,7 @@ fn bad_arguments_get_clear_errors() {
         (&["run", "icmp-echo", "--ip", "banana", "--in", "x.pcap", "--out", "o"], "--ip banana: `banana` is not an IPv4 address"),
         (&["sim", "learning-switch", "--target", "cpu,cycle", "--width", "128", "--in", "x.pcap", "--out", "o"], "give --width 64 or --width 256"),
         (&["sim", "learning-switch", "--target", "gpu", "--in", "x.pcap", "--out", "o"], "unknown tier `gpu`; tiers are cpu, ir, cycle, verilator"),
+        (&["sim", "learning-switch", "--target", "verilator", "--debug-socket", "s.sock"], "give the traffic with --in FILE"),
     ];
     for (args, msg) in cases {
         let out = emu(args);

@@ -26,15 +26,15 @@ impl NetworkFunction for Shared {
 }
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
+    if a.pcap.inputs.is_empty() {
+        return Err("give the traffic with --in FILE (or --in PORT=FILE per port)".into());
+    }
     if let Some(socket) = &a.debug_socket {
         return super::sim_debug::run(desc, config, a, socket);
     }
     let tiers = a.target.iter().map(|t| t.parse::<Tier>()).collect::<Result<Vec<_>, _>>()?;
     if a.vcd.is_some() && !tiers.contains(&Tier::Verilator) {
         return Err("--vcd records the verilator tier's waveform: add verilator to --target".into());
-    }
-    if a.pcap.inputs.is_empty() {
-        return Err("give the traffic with --in FILE (or --in PORT=FILE per port)".into());
     }
     let out = a.pcap.out.as_deref().ok_or("--out DIR is required: each tier writes DIR/<tier>/port<N>.pcap")?;
     // Build every tier before running any, so a tier that cannot be built fails fast.

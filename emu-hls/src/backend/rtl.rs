@@ -17,6 +17,7 @@
 
 use super::{debug, Design};
 use crate::hw;
+use crate::ir::bounds::Bounds;
 use crate::ir::{
     ActionExpr, BinaryOp, BitVec, CastOp, CmpOp, Inst, MetaField, Op, StateId, StateKind, StateOp, StateRole, SumScope,
     Terminator, UnaryOp, Value, ValueDef,
@@ -89,6 +90,8 @@ struct Gen<'a> {
     bw: u32,
     /// Values that need a register (used after the state that computes them).
     registered: HashSet<Value>,
+    /// How many low bits of each value can be set: a value register holds only those.
+    bounds: Bounds,
     /// Element names in Verilog, by element.
     elem: HashMap<StateId, String>,
     /// The window bytes the core keeps in `win_q`, and those the ingress keeps in `in_win_q`.
@@ -104,6 +107,11 @@ struct Gen<'a> {
     read_port: HashMap<Inst, usize>,
     /// Per port, the states and reads that use it.
     read_port_users: Vec<Vec<(StateNo, Inst)>>,
+    /// The window's write ports for computed positions, by (write, byte of it): as the read
+    /// ports, one byte each (see [`window_write_ports`]).
+    write_port: HashMap<(Inst, u32), usize>,
+    /// Per write port, the states and byte writes that use it.
+    write_port_users: Vec<Vec<(StateNo, Inst, u32)>>,
 }
 
 /// Computed-position reads of the window share read ports across states: one state runs at a
@@ -126,6 +134,46 @@ fn window_read_ports(d: &Design) -> (HashMap<Inst, usize>, Vec<Vec<(StateNo, Ins
             }
             users[k].push((n, i));
             port.insert(i, k);
+        }
+    }
+    (port, users)
+}
+
+/// Computed-position writes of the window share write ports the same way: the k-th byte
+/// written at a computed position in a state uses port k, and the ports write after the
+/// states' own statements. (A case over the window per byte written costs the memcached cache
+/// 190 of them.) That order is the state's own only when no constant-position write or
+/// length change follows the state's first computed write; a state where one does keeps its
+/// writes in place.
+fn window_write_ports(d: &Design) -> (HashMap<(Inst, u32), usize>, Vec<Vec<(StateNo, Inst, u32)>>) {
+    let f = &d.func;
+    let mut port = HashMap::new();
+    let mut users: Vec<Vec<(StateNo, Inst, u32)>> = vec![];
+    for (n, st) in d.sched.states.iter().enumerate() {
+        if st.kind == FsmKind::Sum {
+            continue;
+        }
+        let mut writes = vec![];
+        let mut in_order = true;
+        for &i in &st.insts {
+            match &f.insts[i].op {
+                Op::PktWrite(a, v) if a.base.is_some() => {
+                    let bytes = f.values[*v].ty.width() as u32 / 8;
+                    writes.extend((0..bytes).map(|k| (i, k)));
+                }
+                Op::PktWrite(..) | Op::PktSetLen(_) if !writes.is_empty() => in_order = false,
+                _ => {}
+            }
+        }
+        if !in_order {
+            continue;
+        }
+        for (k, (i, b)) in writes.into_iter().enumerate() {
+            if users.len() == k {
+                users.push(vec![]);
+            }
+            users[k].push((n, i, b));
+            port.insert((i, b), k);
         }
     }
     (port, users)
@@ -288,6 +336,7 @@ impl<'a> Gen<'a> {
         let sets_len =
             f.layout.iter().any(|&b| f.blocks[b].insts.iter().any(|&i| matches!(f.insts[i].op, Op::PktSetLen(_))));
         let (read_port, read_port_users) = window_read_ports(d);
+        let (write_port, write_port_users) = window_write_ports(d);
         Gen {
             d,
             codes: StateCodes::new(d.sched.states.len()),
@@ -296,6 +345,7 @@ impl<'a> Gen<'a> {
             depth,
             bw: index_width(depth + 1),
             registered,
+            bounds: Bounds::new(f),
             elem,
             core,
             ingress,
@@ -303,7 +353,49 @@ impl<'a> Gen<'a> {
             preload: preloads(d),
             read_port,
             read_port_users,
+            write_port,
+            write_port_users,
         }
+    }
+
+    /// The shared window write ports: port k's enable, position and byte are those of the
+    /// k-th computed-position byte write of the state the FSM is in (wires `<i>_w<b>_en`,
+    /// `_pos`, `_byte`), and the statements that write it, to run after the states'.
+    fn window_write_port_logic(&self) -> (Vec<Item>, Vec<Stmt>) {
+        let pos = Self::position_bits(self.win);
+        let (mut items, mut stmts) = (vec![], vec![]);
+        for (k, users) in self.write_port_users.iter().enumerate() {
+            let sig = |what: &str| format!("wrwin{k}_{what}");
+            let parts = [("en", 1), ("pos", pos), ("byte", 8)];
+            for (what, w) in parts {
+                items.push(Item::reg(sig(what), w));
+            }
+            let arms = users
+                .iter()
+                .map(|&(n, i, b)| {
+                    let set =
+                        parts.iter().map(|(what, _)| Stmt::blocking(id(sig(what)), id(format!("{i}_w{b}_{what}"))));
+                    (vec![self.codes.nf(n)], set.collect())
+                })
+                .collect();
+            items.push(Item::always_comb(vec![Stmt::Case {
+                subject: id("fsm_q"),
+                arms,
+                default: Some(parts.iter().map(|&(what, w)| Stmt::blocking(id(sig(what)), Expr::zero(w))).collect()),
+            }]));
+            stmts.push(Stmt::if_(id(sig("en")), vec![self.window_byte_write(id(sig("pos")), id(sig("byte")))]));
+        }
+        (items, stmts)
+    }
+
+    /// Window byte POS (of [`Gen::position_bits`] bits, below the window's size) set to BYTE:
+    /// a case over the position, not `win_q[{pos, 3'h0} +: 8]`, over which yosys's `proc`
+    /// takes hours for a wide window (the DNS server's), where it takes seconds over the case.
+    fn window_byte_write(&self, pos: Expr, byte: Expr) -> Stmt {
+        let w = Self::position_bits(self.win);
+        let arms =
+            (0..self.win as u64).map(|p| (vec![dec(w, p)], vec![Stmt::nb(self.wbyte(p), byte.clone())])).collect();
+        Stmt::Case { subject: pos, arms, default: Some(vec![]) }
     }
 
     /// The shared window read ports: port k's address is that of the k-th computed-position
@@ -378,6 +470,24 @@ impl<'a> Gen<'a> {
 
     fn width(&self, v: Value) -> u32 {
         self.d.func.value_type(v).width() as u32
+    }
+
+    /// The bits of `v`'s register: those that can be set ([`Bounds`]). A register narrower
+    /// than its value is `<v>_qb`, read through the wire `<v>_q` that zero-extends it.
+    fn register_bits(&self, v: Value) -> u32 {
+        self.bounds.bits(&self.d.func, v) as u32
+    }
+
+    /// `<v>_q <= e`, `e` being a signal of `w` bits, at most `v`'s width.
+    fn register_set(&self, v: Value, e: Expr, w: u32) -> Stmt {
+        let k = self.register_bits(v);
+        let reg = if k == self.width(v) { format!("{v}_q") } else { format!("{v}_qb") };
+        Stmt::nb(id(reg), debug::fit(e, w, k))
+    }
+
+    /// `<v>_q <= 0`.
+    fn register_clear(&self, v: Value) -> Stmt {
+        self.register_set(v, Expr::zero(1), 1)
     }
 
     /// `v` as seen in state `at`.
@@ -515,8 +625,15 @@ impl<'a> Gen<'a> {
         }
         for v in f.values.keys() {
             if self.registered.contains(&v) && f.values[v].def != ValueDef::Detached {
-                let w = self.width(v);
-                items.push(Item::reg(format!("{v}_q"), w));
+                let (w, k) = (self.width(v), self.register_bits(v));
+                if k == w {
+                    items.push(Item::reg(format!("{v}_q"), w));
+                } else {
+                    // The bits above the value's bound are always zero: no flip-flops for them.
+                    items.push(Item::reg(format!("{v}_qb"), k));
+                    items.push(Item::wire(format!("{v}_q"), w));
+                    items.push(Item::assign(id(format!("{v}_q")), debug::fit(id(format!("{v}_qb")), k, w)));
+                }
             }
         }
         // Responses of state elements: a pending flag for the cycle the response is on the
@@ -548,7 +665,7 @@ impl<'a> Gen<'a> {
                     } else {
                         captures.push(Stmt::nb(id(format!("{r}_p")), asked));
                     }
-                    captures.push(Stmt::if_(id(format!("{r}_p")), vec![Stmt::nb(id(format!("{r}_q")), resp)]));
+                    captures.push(Stmt::if_(id(format!("{r}_p")), vec![self.register_set(r, resp, w)]));
                 }
             }
         }
@@ -650,6 +767,9 @@ impl<'a> Gen<'a> {
             arms: case_arms,
             default: Some(drop(dec(8, DropReason::Malformed as u64))),
         });
+        let (write_port_items, write_port_stmts) = self.window_write_port_logic();
+        items.extend(write_port_items);
+        run.extend(write_port_stmts);
         let reset = vec![
             Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::IDLE)),
             Stmt::nb(id("in_full_q"), Expr::bit(false)),
@@ -1069,20 +1189,17 @@ impl<'a> Gen<'a> {
             body.extend(stmts);
             for &r in f.results(i) {
                 if self.registered.contains(&r) && !(matches!(op, Op::State(..)) && latency(op) >= 1) {
-                    body.push(Stmt::nb(id(format!("{r}_q")), id(r.to_string())));
+                    body.push(self.register_set(r, id(r.to_string()), self.width(r)));
                 }
             }
         }
         let advance = if st.ends_block { self.terminator_logic(n)? } else { self.goto(n, n + 1) };
         if st.kind == FsmKind::Sum {
             let (result, _, _) = sums.get(&n).ok_or("a sum state without its sum")?;
-            let q = id(format!("{result}_q"));
-            let mut finish = vec![
-                Stmt::nb(q.clone(), Expr::concat(vec![Expr::zero(16), id("sum_fold")])),
-                Stmt::nb(id("sum_busy_q"), Expr::bit(false)),
-            ];
+            let mut finish =
+                vec![self.register_set(*result, id("sum_fold"), 16), Stmt::nb(id("sum_busy_q"), Expr::bit(false))];
             finish.extend(advance.clone());
-            let mut empty = vec![Stmt::nb(q, Expr::zero(32))];
+            let mut empty = vec![self.register_clear(*result)];
             empty.extend(advance);
             body = vec![Stmt::if_else(
                 id("sum_busy_q").lnot(),
@@ -1244,17 +1361,18 @@ impl<'a> Gen<'a> {
                             items.push(Item::assign(id(name.clone()), a.clone().plus(dec(ADDR, k as u64))));
                             let ak = id(name);
                             let len = Expr::concat(vec![Expr::zero(ADDR - 16), id("len_q")]);
-                            // A case over the position, not `win_q[{ak, 3'h0} +: 8]`: yosys's
-                            // `proc` takes hours over a few such writes to a wide window (the
-                            // DNS server's), and seconds over the cases.
-                            let pos = Self::position_bits(self.win);
-                            let arms = (0..self.win as u64)
-                                .map(|p| (vec![dec(pos, p)], vec![Stmt::nb(self.wbyte(p), byte(k))]))
-                                .collect();
-                            stmts.push(Stmt::if_(
-                                ak.clone().less_than(len).land(ak.clone().less_than(dec(ADDR, self.win as u64))),
-                                vec![Stmt::Case { subject: ak.slice(pos - 1, 0), arms, default: Some(vec![]) }],
-                            ));
+                            let en = ak.clone().less_than(len).land(ak.clone().less_than(dec(ADDR, self.win as u64)));
+                            let pos = ak.slice(Self::position_bits(self.win) - 1, 0);
+                            if self.write_port.contains_key(&(i, k)) {
+                                let w = Self::position_bits(self.win);
+                                for (what, e, w) in [("en", en, 1), ("pos", pos, w), ("byte", byte(k), 8)] {
+                                    let name = format!("{i}_w{k}_{what}");
+                                    items.push(Item::wire(name.clone(), w));
+                                    items.push(Item::assign(id(name), e));
+                                }
+                            } else {
+                                stmts.push(Stmt::if_(en, vec![self.window_byte_write(pos, byte(k))]));
+                            }
                         }
                     }
                 }
@@ -1336,7 +1454,7 @@ impl<'a> Gen<'a> {
                 .params
                 .iter()
                 .zip(&call.args)
-                .map(|(p, a)| Stmt::nb(id(format!("{p}_q")), self.opnd(*a, n)))
+                .map(|(p, a)| self.register_set(*p, self.opnd(*a, n), self.width(*p)))
                 .collect();
             s.extend(self.goto(n, self.d.sched.block_start[&call.block]));
             s

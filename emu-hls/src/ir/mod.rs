@@ -34,6 +34,7 @@
 //! ```
 
 pub mod bits;
+pub mod bounds;
 pub mod builder;
 pub mod cfg;
 pub mod entity;
