@@ -673,6 +673,7 @@ fn yosys_reads_the_debug_verilog_of_nfs_with_every_table() {
         Nf { desc: &firewall::DESCRIPTOR, config: fw, mgmt: 1 },
         Nf { desc: &stats::DESCRIPTOR, config: Config::new(), mgmt: 1 },
         Nf { desc: &PROBED, config: Config::new(), mgmt: 1 },
+        Nf { desc: &QUEUED, config: Config::new(), mgmt: 1 },
         switch(),
     ];
     for nf in nfs {
@@ -684,4 +685,76 @@ fn yosys_reads_the_debug_verilog_of_nfs_with_every_table() {
             std::process::Command::new("yosys").args(["-q", "-p", &script]).output().expect("yosys (scripts/setup.sh)");
         assert!(out.status.success(), "{}: {}", nf.desc.name, String::from_utf8_lossy(&out.stderr));
     }
+}
+
+/// An NF with a queue, the fixture of `queue_places_read_as_on_the_cpu`: each IPv4 frame's TTL
+/// joins the queue (refused when it is full); a TTL of 1 takes the front one out.
+#[emu::nf(ports = 2, window = 64)]
+pub mod queued {
+    use emu::prelude::*;
+
+    #[derive(Default)]
+    pub struct Queued {
+        pub ttls: Queue<u8, 5>,
+    }
+
+    impl NetworkFunction for Queued {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            if pkt.ethernet().ethertype() != 0x0800 {
+                return Action::Drop(DropReason::Unsupported);
+            }
+            let ttl = pkt.ipv4().ttl();
+            if ttl == 1 {
+                let _ = self.ttls.pop();
+            } else {
+                let _ = self.ttls.push(ttl);
+            }
+            Action::Forward(meta.in_port ^ 1)
+        }
+    }
+}
+
+static QUEUED: NfDescriptor = NfDescriptor {
+    name: "queued",
+    summary: "a queue under test",
+    ports: queued::HLS_PORTS,
+    window: queued::HLS_WINDOW,
+    params: &[],
+    build: |_| Ok(Box::new(queued::Queued::default())),
+    hls_source: Some(queued::HLS_SOURCE),
+    registers: emu::no_registers,
+    tables: emu::no_tables,
+};
+
+/// A queue's places, counted from its front, read through the queue's second RAM port as the
+/// CPU reads them: full, then after its front has moved past the end of its ring (5 words).
+#[test]
+fn queue_places_read_as_on_the_cpu() {
+    use Event::*;
+    let nf = Nf { desc: &QUEUED, config: Config::new(), mgmt: 1 };
+    let ttl_frame = |ttl: u8| {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0];
+        f.extend([10, 0, 0, 1, 10, 0, 0, 2]);
+        f.resize(60, 0);
+        f
+    };
+    let frames = |ttls: &[u8]| Frames(ttls.iter().map(|&t| (0, ttl_frame(t))).collect());
+    let mut events = vec![frames(&[10, 11, 12, 13, 14, 15, 16])];
+    events.extend((0..6).map(|i| Ask(10 + i, Request::Read { id: 0, index: i })));
+    events.push(frames(&[1, 1, 20, 21, 1]));
+    events.extend((0..6).map(|i| Ask(20 + i, Request::Read { id: 0, index: i })));
+    events.push(Ask(30, Request::Write { id: 0, index: 0, entry: vec![7] }));
+    events.push(Ask(31, Request::Lookup { id: 0, key: vec![13] }));
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    let places = |from: u32| -> Vec<(Status, Reply)> { (from..from + 6).map(|seq| reply_to(&cpu, seq)).collect() };
+    let entry = |v: u8| (Status::Ok, Reply::Entry(vec![v]));
+    let past = reply_to(&cpu, 15);
+    assert_eq!(past.0, Status::BadIndex);
+    assert_eq!(places(10), [entry(10), entry(11), entry(12), entry(13), entry(14), past.clone()], "full");
+    assert_eq!(places(20), [entry(13), entry(14), entry(20), entry(21), entry(0), past], "wrapped, one place free");
+    assert_eq!(reply_to(&cpu, 30).0, Status::ReadOnly);
+    assert_eq!(reply_to(&cpu, 31).0, Status::BadValue);
 }

@@ -7,10 +7,10 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: a `Queue`'s entries, writes to
-//! `Lru` and `HashTable` slots, and recording the packet that fired a watch. `Array` elements
-//! are read and written between frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) are
-//! read, `Cam` and `Tcam` slots written. Its trace records carry no bytes of the packet, and their latency is in
+//! What the hardware unit does not do yet answers `unsupported`: writes to `Lru` and
+//! `HashTable` slots, and recording the packet that fired a watch. `Array` elements are read
+//! and written between frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) and a `Queue`'s
+//! places are read at any time, `Cam` and `Tcam` slots written. Its trace records carry no bytes of the packet, and their latency is in
 //! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
@@ -331,6 +331,21 @@ impl HwUnit {
         Err(Status::NoSuchKey)
     }
 
+    /// The value `index` places from a queue's front (0 past its length), read through the
+    /// queue's second RAM port at any time.
+    fn read_place(&self, id: u16, index: u32, regs: &mut dyn Registers) -> Result<Vec<u8>, Status> {
+        let s = self.symbol(id)?;
+        if index >= s.size {
+            return Err(Status::BadIndex);
+        }
+        regs.write(reg::INDEX, index);
+        // Whether the queue holds that many values; reading it also gives the RAM the cycle
+        // the value takes to follow INDEX.
+        let held = regs.read(reg::table(id as usize, reg::T_VALID)) & 1 != 0;
+        let value = words_be(regs, reg::table(id as usize, reg::T_VALUE), s.value_width);
+        Ok(if held { value } else { vec![0; value.len()] })
+    }
+
     /// Element `index` of an array, read between frames.
     fn read_element(&self, id: u16, index: u32, regs: &mut dyn Registers) -> Result<Vec<u8>, Status> {
         let s = self.symbol(id)?;
@@ -363,11 +378,11 @@ impl HwUnit {
     fn write_at(&self, id: u16, index: u32, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
         let s = self.symbol(id)?;
         let array = s.kind == SymbolKind::Array.code();
+        if s.kind == SymbolKind::Probe.code() || s.kind == SymbolKind::Queue.code() {
+            return Err(Status::ReadOnly);
+        }
         if !scalar(s) && !array {
             return Err(Status::Unsupported);
-        }
-        if s.kind == SymbolKind::Probe.code() {
-            return Err(Status::ReadOnly);
         }
         if index >= s.size.max(1) {
             return Err(Status::BadIndex);
@@ -452,6 +467,9 @@ impl HwUnit {
             Request::Read { id, index } if table(self.symbol(id)?) => Reply::Entry(self.read_entry(id, index, regs)?),
             Request::Read { id, index } if self.symbol(id)?.kind == SymbolKind::Array.code() => {
                 Reply::Entry(self.read_element(id, index, regs)?)
+            }
+            Request::Read { id, index } if self.symbol(id)?.kind == SymbolKind::Queue.code() => {
+                Reply::Entry(self.read_place(id, index, regs)?)
             }
             Request::Read { id, index } => {
                 let v = self.read_value(id, regs)?;

@@ -25,8 +25,9 @@
 //! - **watchpoints**: [`WATCH_SLOTS`] comparators on the low 64 bits of a register or
 //!   counter, checked when the core finishes a frame, with the protocol's operators and
 //!   edge semantics (a comparison fires when it becomes true; `changes` on every change).
-//! - **tables**: `Cam`, `Lru`, `Tcam` and `HashTable` slots, read through a port their
-//!   modules get with the unit; `Array` elements read and written through their request port between frames.
+//! - **tables**: `Cam`, `Lru`, `Tcam` and `HashTable` slots and a `Queue`'s places, read
+//!   through a port their modules get with the unit; `Array` elements read and written
+//!   through their request port between frames.
 //! - **trace**: a record per frame at its verdict in a FIFO the host empties.
 //!
 //! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
@@ -63,7 +64,8 @@ pub struct Symbol {
 /// A table the unit reads by slot: its widths.
 #[derive(Debug, Clone, Copy)]
 pub struct Table {
-    /// The key's (a TCAM's value's and mask's) width.
+    /// The key's (a TCAM's value's and mask's) width; 0 for a queue, whose places have a value
+    /// alone.
     pub key: u32,
     /// The value's (a TCAM's result's) width.
     pub value: u32,

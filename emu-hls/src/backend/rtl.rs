@@ -1793,6 +1793,14 @@ impl<'a> Gen<'a> {
                         writable: false,
                         slot_bits: 0,
                     }),
+                    // A queue's place k from the front: its value alone (no key).
+                    StateKind::Queue { ty, .. } => Some(debug::Table {
+                        key: 0,
+                        value: ty.width() as u32,
+                        mask: false,
+                        writable: false,
+                        slot_bits: 0,
+                    }),
                     _ => None,
                 };
                 let array = match &decl.kind {
@@ -1856,6 +1864,7 @@ impl<'a> Gen<'a> {
                         *ways as u64,
                     );
                 }
+                StateKind::Queue { ty, size } => hw::add_queue_debug_read(&mut m, ty.width() as u32, *size as u64),
                 _ => {}
             }
         }

@@ -176,6 +176,42 @@ pub fn queue_module(name: &str, width: u32, size: u64) -> Module {
     }
 }
 
+/// Gives a queue module a read port for the debugger (built only with the debug unit): input
+/// `dbg_slot`, a place counted from the front; outputs `dbg_valid` (the queue holds that many
+/// values and more, at once) and `dbg_value` (the value there, or 0 past the length, read
+/// through the block RAM's second port: it shows the place `dbg_slot` named one cycle before).
+/// The debugger asks only for places below the size.
+pub fn add_debug_read(m: &mut Module, w: u32, n: u64) {
+    let id = Expr::id;
+    let (pw, cw) = (address_width(n), index_width(n + 1));
+    let sw = pw.max(1);
+    m.ports.push(Port::input("dbg_slot", sw));
+    m.ports.push(Port::output_wire("dbg_valid", 1));
+    m.ports.push(Port::output_wire("dbg_value", w));
+    let slot = if sw < cw { Expr::concat(vec![Expr::zero(cw - sw), id("dbg_slot")]) } else { id("dbg_slot") };
+    m.items.push(Item::assign(id("dbg_valid"), slot.less_than(id("count"))));
+    // The word of place k: head + k, wrapped at n (k < n, so one subtraction wraps it).
+    let address = if pw == 0 {
+        Expr::int(0)
+    } else {
+        m.items.push(Item::wire("dbg_sum", pw + 1));
+        let wide = |e: Expr| Expr::concat(vec![Expr::zero(1), e]);
+        m.items.push(Item::assign(id("dbg_sum"), wide(id("head")).plus(wide(id("dbg_slot")))));
+        let n_ = Expr::dec(pw + 1, n as u128);
+        let wrapped = Expr::mux(id("dbg_sum").less_than(n_.clone()), id("dbg_sum"), id("dbg_sum").minus(n_));
+        m.items.push(Item::wire("dbg_address", pw + 1));
+        m.items.push(Item::assign(id("dbg_address"), wrapped));
+        id("dbg_address").slice(pw - 1, 0)
+    };
+    m.items.push(Item::reg("dbg_word_q", w));
+    m.items.push(Item::reg("dbg_valid_q", 1));
+    m.items.push(Item::always_posedge(
+        "clock",
+        vec![Stmt::nb(id("dbg_word_q"), id("words").index(address)), Stmt::nb(id("dbg_valid_q"), id("dbg_valid"))],
+    ));
+    m.items.push(Item::assign(id("dbg_value"), Expr::mux(id("dbg_valid_q"), id("dbg_word_q"), Expr::zero(w))));
+}
+
 /// The body of a queue of at most `n` values of `w` bits, shared by the block and
 /// [`queue_module`] so that the two cannot drift apart. (The op codes do not depend on the
 /// parameters: `Queue::<1, 1>`'s are every `Queue`'s.)
