@@ -674,6 +674,7 @@ fn yosys_reads_the_debug_verilog_of_nfs_with_every_table() {
         Nf { desc: &stats::DESCRIPTOR, config: Config::new(), mgmt: 1 },
         Nf { desc: &PROBED, config: Config::new(), mgmt: 1 },
         Nf { desc: &QUEUED, config: Config::new(), mgmt: 1 },
+        Nf { desc: &RECENT, config: Config::new(), mgmt: 1 },
         switch(),
     ];
     for nf in nfs {
@@ -757,4 +758,85 @@ fn queue_places_read_as_on_the_cpu() {
     assert_eq!(places(20), [entry(13), entry(14), entry(20), entry(21), entry(0), past], "wrapped, one place free");
     assert_eq!(reply_to(&cpu, 30).0, Status::ReadOnly);
     assert_eq!(reply_to(&cpu, 31).0, Status::BadValue);
+}
+
+/// An NF with an LRU table, the fixture of `lru_slots_written_as_on_the_cpu`: an IPv4 frame
+/// with a TTL below 100 inserts (TTL, protocol); one with a TTL of 100 or more gets TTL − 100,
+/// which makes it the most recently used.
+#[emu::nf(ports = 2, window = 64)]
+pub mod recent {
+    use emu::prelude::*;
+
+    #[derive(Default)]
+    pub struct Recent {
+        pub seen: Lru<u8, u8, 4>,
+    }
+
+    impl NetworkFunction for Recent {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            if pkt.ethernet().ethertype() != 0x0800 {
+                return Action::Drop(DropReason::Unsupported);
+            }
+            let ip = pkt.ipv4();
+            let ttl = ip.ttl();
+            if ttl < 100 {
+                let _ = self.seen.insert(ttl, ip.protocol());
+            } else {
+                let _ = self.seen.get(ttl - 100);
+            }
+            Action::Forward(meta.in_port ^ 1)
+        }
+    }
+}
+
+static RECENT: NfDescriptor = NfDescriptor {
+    name: "recent",
+    summary: "an LRU under test",
+    ports: recent::HLS_PORTS,
+    window: recent::HLS_WINDOW,
+    params: &[],
+    build: |_| Ok(Box::new(recent::Recent::default())),
+    hls_source: Some(recent::HLS_SOURCE),
+    registers: emu::no_registers,
+    tables: emu::no_tables,
+};
+
+/// Writes to an LRU's slots move its ages as the CPU's do: the entries inserted after them
+/// evict the same ones on both targets.
+#[test]
+fn lru_slots_written_as_on_the_cpu() {
+    use Event::*;
+    let nf = Nf { desc: &RECENT, config: Config::new(), mgmt: 1 };
+    let ttl_frame = |ttl: u8| {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0];
+        f.extend([10, 0, 0, 1, 10, 0, 0, 2]);
+        f.resize(60, 0);
+        f
+    };
+    let frames = |ttls: &[u8]| Frames(ttls.iter().map(|&t| (0, ttl_frame(t))).collect());
+    let write = |seq: u32, index: u32, entry: &[u8]| Ask(seq, Request::Write { id: 0, index, entry: entry.to_vec() });
+    let mut events = vec![
+        frames(&[10, 11, 12]),
+        write(1, 3, &[1, 50, 7]),
+        write(2, 1, &[1, 60, 8]),
+        write(3, 0, &[0, 0, 0]),
+        write(4, 2, &[1, 60, 9]),
+        write(5, 4, &[1, 70, 9]),
+        frames(&[20, 150, 21, 22]),
+    ];
+    events.extend((0..4).map(|i| Ask(10 + i, Request::Read { id: 0, index: i })));
+    events.push(Ask(20, Request::Lookup { id: 0, key: vec![50] }));
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    assert_eq!(reply_to(&cpu, 1).0, Status::Ok);
+    assert_eq!(reply_to(&cpu, 4).0, Status::BadValue, "60 is in slot 1");
+    assert_eq!(reply_to(&cpu, 5).0, Status::BadIndex);
+    // 20 fills the emptied slot 0; the get makes 50 the most recent, so 21 evicts 12 (slot 2)
+    // and 22 evicts 60 (slot 1), the ages the writes left deciding both.
+    let slots: Vec<(Status, Reply)> = (10..14).map(|seq| reply_to(&cpu, seq)).collect();
+    let entry = |k: u8| (Status::Ok, Reply::Entry(vec![1, k, 17]));
+    assert_eq!(slots, [entry(20), entry(22), entry(21), (Status::Ok, Reply::Entry(vec![1, 50, 7]))]);
+    assert_eq!(reply_to(&cpu, 20), (Status::Ok, Reply::Found { index: 3, entry: vec![1, 50, 7] }));
 }

@@ -7,10 +7,10 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: writes to `Lru` and
-//! `HashTable` slots, and recording the packet that fired a watch. `Array` elements are read
-//! and written between frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) and a `Queue`'s
-//! places are read at any time, `Cam` and `Tcam` slots written. Its trace records carry no bytes of the packet, and their latency is in
+//! What the hardware unit does not do yet answers `unsupported`: writes to `HashTable` slots,
+//! and recording the packet that fired a watch. `Array` elements are read and written between
+//! frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) and a `Queue`'s places are read at
+//! any time, `Cam`, `Lru` and `Tcam` slots written between frames. Its trace records carry no bytes of the packet, and their latency is in
 //! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
@@ -399,13 +399,14 @@ impl HwUnit {
         Self::until_idle(regs, reg::COMMIT, id as u32)
     }
 
-    /// Writes slot `index` of a `Cam` or `Tcam` as the CPU's debugger write does: an entry
-    /// (`valid`, key, value; a TCAM: `valid`, value, mask, result) with bits above a width, or
-    /// (a CAM) a key another slot holds, is refused.
+    /// Writes slot `index` of a `Cam`, `Lru` or `Tcam` as the CPU's debugger write does: an
+    /// entry (`valid`, key, value; a TCAM: `valid`, value, mask, result) with bits above a
+    /// width, or (a CAM, an LRU) a key another slot holds, is refused. An LRU's entry written
+    /// becomes its most recently used (the hardware moves the ages).
     fn write_entry(&self, id: u16, index: u32, entry: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
         let s = self.symbol(id)?;
         let tcam = s.kind == SymbolKind::Tcam.code();
-        if s.kind != SymbolKind::Cam.code() && !tcam {
+        if ![SymbolKind::Cam, SymbolKind::Lru, SymbolKind::Tcam].iter().any(|k| k.code() == s.kind) {
             return Err(Status::Unsupported);
         }
         if index >= s.size {

@@ -71,8 +71,8 @@ pub struct Table {
     pub value: u32,
     /// A TCAM: it has a mask.
     pub mask: bool,
-    /// The unit writes it: a `Cam` through the write port its module gets, a `Tcam` through
-    /// its own set and clear requests.
+    /// The unit writes it: a `Cam` or an `Lru` through the write port its module gets, a
+    /// `Tcam` through its own set and clear requests.
     pub writable: bool,
     /// A `Tcam`'s `req_slot` width.
     pub slot_bits: u32,

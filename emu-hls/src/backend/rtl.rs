@@ -1776,7 +1776,7 @@ impl<'a> Gen<'a> {
                         key: key.width() as u32,
                         value: value.width() as u32,
                         mask: false,
-                        writable: matches!(decl.kind, StateKind::Cam { .. }),
+                        writable: true,
                         slot_bits: 0,
                     }),
                     StateKind::Tcam { key, value, size } => Some(debug::Table {
@@ -1844,9 +1844,11 @@ impl<'a> Gen<'a> {
                     let (k, v) = (key.width() as u32, value.width() as u32);
                     let fields = [("key", "slot_key", k), ("value", "slot_value", v)];
                     hw::add_debug_read(&mut m, *size as u64, "slot_valid", &fields);
-                    // An LRU's write would move its ages as the CPU's does: not yet.
                     if matches!(self.d.func.states[s].kind, StateKind::Cam { .. }) {
                         hw::add_debug_write(&mut m, *size as u64, "slot_valid", &fields);
+                    } else {
+                        // An LRU's write moves its ages as the CPU's does.
+                        hw::add_lru_debug_write(&mut m, k, v, *size as u64);
                     }
                 }
                 StateKind::Tcam { key, value, size } => {

@@ -227,6 +227,53 @@ pub fn lru_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Mo
     }
 }
 
+/// Gives an LRU module (with its read port, [`super::add_debug_read`]) a write port for the
+/// debugger that writes as the CPU's debugger does: at a rising edge with `dbg_we` high (and
+/// `reset` low), the entry in slot `dbg_slot`, if any, is removed (the stored ages above its
+/// own fall by one), and, when `dbg_wvalid`, (`dbg_wkey`, `dbg_wvalue`) is stored there as the
+/// most recently used entry (every other stored age grows by one). The debug unit writes only
+/// between frames, when no request comes, and checks that no other slot holds the key.
+pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64) {
+    use crate::verilog::{Port, Trigger};
+    let id = Expr::id;
+    let (sw, cw) = (index_width(n), index_width(n + 1));
+    for (name, w) in [("dbg_we", 1), ("dbg_wvalid", 1), ("dbg_wkey", kw), ("dbg_wvalue", vw)] {
+        m.ports.push(Port::input(name, w));
+    }
+    let at = || if n == 1 { Expr::int(0) } else { id("dbg_slot") };
+    let valid_at = |e: Expr| if n == 1 { id("slot_valid") } else { id("slot_valid").index(e) };
+    let age = |e: Expr| id("age").index(e);
+    m.items.push(Item::wire("dbg_old_valid", 1));
+    m.items.push(Item::assign(id("dbg_old_valid"), valid_at(at())));
+    m.items.push(Item::wire("dbg_old_age", sw));
+    m.items.push(Item::assign(id("dbg_old_age"), age(at())));
+    // A 1-bit condition as a `w`-bit 0 or 1.
+    let one = |w: u32, bit: Expr| if w == 1 { bit } else { Expr::concat(vec![Expr::zero(w - 1), bit]) };
+    let mut write = vec![
+        Stmt::nb(id("slot_key").index(at()), id("dbg_wkey")),
+        Stmt::nb(id("slot_value").index(at()), id("dbg_wvalue")),
+        Stmt::nb(valid_at(at()), id("dbg_wvalid")),
+        Stmt::nb(age(at()), Expr::zero(sw)),
+        Stmt::nb(id("count"), id("count").minus(one(cw, id("dbg_old_valid"))).plus(one(cw, id("dbg_wvalid")))),
+    ];
+    for i in 0..n {
+        let slot = Expr::dec(sw, i as u128);
+        let valid = if n == 1 { id("slot_valid") } else { id("slot_valid").bit_at(i as u32) };
+        let a = age(Expr::int(i));
+        let fall = id("dbg_old_valid").land(id("dbg_old_age").less_than(a.clone()));
+        write.push(Stmt::if_(
+            id("dbg_slot").not_equals(slot).land(valid),
+            vec![Stmt::nb(a.clone(), a.minus(one(sw, fall)).plus(one(sw, id("dbg_wvalid"))))],
+        ));
+    }
+    let write = Stmt::if_(id("dbg_we").land(id("reset").lnot()), write);
+    let clocked = m.items.iter_mut().find_map(|i| match i {
+        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" => Some(body),
+        _ => None,
+    });
+    clocked.expect("an LRU module has a clocked block").push(write);
+}
+
 /// The body of an LRU table of `n` slots of a `kw`-bit key and a `vw`-bit value, shared by
 /// the block and [`lru_module`] so that the two cannot drift apart. (The op codes do not
 /// depend on the parameters: `Lru::<1, 1, 1>`'s are every `Lru`'s.)
