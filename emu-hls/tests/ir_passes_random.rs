@@ -1,13 +1,15 @@
 //! The passes never change what a function does: random functions (arithmetic, logic, shifts,
 //! casts, slices, constants chosen to hit the folding identities, diamonds and triangles with
 //! and without side effects, packet writes, counters) give the interpreter the same verdict,
-//! frame and state before and after `passes::optimize`, on random packets.
+//! frame and state before and after `passes::optimize`, on random packets; and no value of
+//! them ever exceeds the bound `ir::bounds` gives it.
 
 mod common;
 
 use common::Rng;
 use emu_core::{DropReason, Meta, Packet};
 use emu_hls::interp::{self, State};
+use emu_hls::ir::bounds::Bounds;
 use emu_hls::ir::{u, BinaryOp, BitVec, BlockCall, Builder, CmpOp, Function, StateId, Value};
 use emu_hls::passes;
 
@@ -209,4 +211,36 @@ fn optimize_keeps_behaviour_on_random_functions() {
         }
     }
     assert!(changed > 300, "the passes changed only {changed} of 400 functions");
+}
+
+/// Every value a run defines is within the bound the analysis gives it, on random functions
+/// before and after the passes (which make the constants and shapes the back end sees).
+#[test]
+fn values_stay_within_their_bounds_on_random_functions() {
+    let mut rng = Rng(0x0b71_3a55_e5ed_0002);
+    let mut narrowed = 0;
+    for n in 0..400 {
+        let raw = random_function(&mut rng);
+        let mut opt = raw.clone();
+        passes::optimize(&mut opt).unwrap_or_else(|e| panic!("function {n}:\n{raw}\n{e}"));
+        for f in [&raw, &opt] {
+            let bounds = Bounds::new(f);
+            let bounded: Vec<(Value, u128)> = f.values.keys().filter_map(|v| Some((v, bounds.max(f, v)?))).collect();
+            narrowed += f.values.keys().filter(|&v| bounds.bits(f, v) < f.value_type(v).width()).count();
+            let mut state = State::new(f);
+            for k in 0..20 {
+                let len = rng.below(WINDOW as u64 + 8) as usize;
+                let mut frame = rng.bytes(len);
+                let meta = Meta { in_port: rng.below(4) as u8, len: len as u16, timestamp: k };
+                let (_, values) =
+                    interp::run_values(f, &mut state, &mut Packet::new(&mut frame, WINDOW), &meta).unwrap();
+                for &(v, max) in &bounded {
+                    let Some(Some(x)) = values.get(v.as_u32() as usize) else { continue };
+                    let wide = x.width() > 128 && !x.lshr(128).is_zero();
+                    assert!(!wide && x.to_u128() <= max, "function {n}, packet {k}: {v} = {x} > {max}\n{f}");
+                }
+            }
+        }
+    }
+    assert!(narrowed > 1000, "only {narrowed} values narrowed: the test would not see a wrong bound");
 }

@@ -91,6 +91,26 @@ pub fn run_with_limit(
     Err(InterpError::Limit(limit))
 }
 
+/// [`run`], also giving the value of every SSA value the run defined (indexed by value
+/// number; `None` for those on paths not taken): what a test checks facts about values
+/// against (`ir::bounds`).
+pub fn run_values(
+    func: &Function,
+    state: &mut State,
+    pkt: &mut Packet<'_>,
+    meta: &Meta,
+) -> Result<(Action, Vec<Option<BitVec>>), InterpError> {
+    let mut m = Machine::new(func, state, pkt, meta, vec![None; func.values.len()]);
+    let mut block = func.entry().ok_or_else(|| InterpError::Malformed("no entry block".into()))?;
+    for _ in 0..DEFAULT_BLOCK_LIMIT {
+        match m.block(block)? {
+            Next::Block(b) => block = b,
+            Next::Done(a) => return Ok((a, m.values)),
+        }
+    }
+    Err(InterpError::Limit(DEFAULT_BLOCK_LIMIT))
+}
+
 /// Where control goes after a block.
 pub(crate) enum Next {
     /// To this block.
