@@ -33,6 +33,7 @@ fn frame(dst: u8, src: u8, k: u8) -> Vec<u8> {
     f
 }
 
+#[derive(Clone)]
 enum Event {
     Frames(Vec<(u8, Vec<u8>)>),
     Ask(u32, Request),
@@ -593,13 +594,40 @@ fn hash_table_slots_read_as_on_the_cpu() {
     for (k, (i, e)) in found.iter().enumerate() {
         assert_eq!(reply_to(&cpu, 2000 + k as u32), (Status::Ok, Reply::Found { index: *i, entry: e.clone() }));
     }
-    // A hash table's slots are not written by the hardware unit yet; it says so.
-    let mut bench = bench_of(&nf);
-    let mut unit = HwUnit::new(nf.desc.name, symbols.clone());
-    let (_, e) = &found[0];
-    let request = Request::Write { id: flows, index: 0, entry: e.clone() };
-    let reply = unit.control(&encode(&Message::Request { seq: 1, request }), &mut bench).unwrap();
-    assert!(matches!(decode(&reply).unwrap(), Message::Reply { status: Status::Unsupported, .. }));
+    // Writes: a flow's counters set, then counted on by its next frames; an entry moved to
+    // another set or another way of its own, refused; a flow's slot emptied, then taken again
+    // by its next frame. The hardware's answers, frames and table are the CPU's.
+    let ways = 4;
+    let (i0, e0) = found[0].clone();
+    let (i1, e1) = found[1].clone();
+    let mut set = e0.clone();
+    set[1 + key_len..].iter_mut().for_each(|b| *b = 0x11);
+    let mut empty = e1.clone();
+    empty.iter_mut().for_each(|b| *b = 0);
+    let write =
+        |seq: u32, index: u32, entry: &Vec<u8>| Ask(seq, Request::Write { id: flows, index, entry: entry.clone() });
+    let mut events = vec![events[0].clone()];
+    events.extend([
+        write(3000, i0, &set),
+        write(3001, (i0 + ways) % slots, &e0),
+        write(3002, i0 - i0 % ways + (i0 + 1) % ways, &e0),
+        write(3003, i1, &empty),
+        Frames((0..8u8).map(|k| (0, udp(k % 4, 20 + 10 * k as usize))).collect()),
+    ]);
+    events.extend((0..slots).map(|i| Ask(4000 + i, Request::Read { id: flows, index: i })));
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw_ports, cpu_ports);
+    assert_eq!(hw, cpu);
+    assert_eq!(reply_to(&cpu, 3000).0, Status::Ok);
+    assert_eq!(reply_to(&cpu, 3001).0, Status::BadValue, "another set");
+    assert_eq!(reply_to(&cpu, 3002).0, Status::BadValue, "held by another way");
+    assert_eq!(reply_to(&cpu, 3003).0, Status::Ok);
+    let Reply::Entry(counted) = reply_to(&cpu, 4000 + i0).1 else { panic!("an entry") };
+    assert!(counted[1 + key_len..] != set[1 + key_len..] && counted[..1 + key_len] == set[..1 + key_len], "counted on");
+    let again = (0..slots)
+        .any(|i| matches!(reply_to(&cpu, 4000 + i).1, Reply::Entry(e) if e[..1 + key_len] == e1[..1 + key_len]));
+    assert!(again, "the emptied flow is back");
 }
 
 /// The NF with probes of tests/probed_nf: `emu::probe!` is a register and `emu::count!` a

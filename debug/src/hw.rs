@@ -7,10 +7,10 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: writes to `HashTable` slots,
-//! and recording the packet that fired a watch. `Array` elements are read and written between
-//! frames; table slots (`Cam`, `Lru`, `Tcam`, `HashTable`) and a `Queue`'s places are read at
-//! any time, `Cam`, `Lru` and `Tcam` slots written between frames. Its trace records carry no bytes of the packet, and their latency is in
+//! What the hardware unit does not do yet answers `unsupported`: recording the packet that
+//! fired a watch. `Array` elements are read and written between frames; table slots (`Cam`,
+//! `Lru`, `Tcam`, `HashTable`) and a `Queue`'s places are read at any time, and table slots
+//! written between frames. Its trace records carry no bytes of the packet, and their latency is in
 //! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
 //! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
 //! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
@@ -74,6 +74,8 @@ pub mod reg {
     pub const T_KEY: u32 = 0x100;
     pub const T_VALUE: u32 = 0x200;
     pub const T_MASK: u32 = 0x300;
+    /// A `HashTable`'s ways (slot `s × WAYS + w` is way `w` of set `s`).
+    pub const T_WAYS: u32 = 0x3fc;
     pub const WATCH: u32 = 0x100;
     pub const WATCH_STRIDE: u32 = 0x20;
     pub const W_SYM: u32 = 0x00;
@@ -399,14 +401,15 @@ impl HwUnit {
         Self::until_idle(regs, reg::COMMIT, id as u32)
     }
 
-    /// Writes slot `index` of a `Cam`, `Lru` or `Tcam` as the CPU's debugger write does: an
-    /// entry (`valid`, key, value; a TCAM: `valid`, value, mask, result) with bits above a
-    /// width, or (a CAM, an LRU) a key another slot holds, is refused. An LRU's entry written
-    /// becomes its most recently used (the hardware moves the ages).
+    /// Writes slot `index` of a table as the CPU's debugger write does: an entry (`valid`, key,
+    /// value; a TCAM: `valid`, value, mask, result) with bits above a width, a key another slot
+    /// holds (a CAM, an LRU; a hash table: another way of its set) or a hash table's key whose
+    /// CRC-32 picks another set, is refused. An LRU's entry written becomes its most recently
+    /// used (the hardware moves the ages); a hash table's pointers do not move.
     fn write_entry(&self, id: u16, index: u32, entry: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
         let s = self.symbol(id)?;
         let tcam = s.kind == SymbolKind::Tcam.code();
-        if ![SymbolKind::Cam, SymbolKind::Lru, SymbolKind::Tcam].iter().any(|k| k.code() == s.kind) {
+        if !table(s) {
             return Err(Status::Unsupported);
         }
         if index >= s.size {
@@ -434,8 +437,18 @@ impl HwUnit {
             parts.push(part);
             at += n;
         }
+        // The slots the key may not be in already: a hash table's key lives in its set alone.
+        let mut others = 0..s.size;
+        if s.kind == SymbolKind::HashTable.code() {
+            let ways = regs.read(reg::table(id as usize, reg::T_WAYS)).max(1);
+            let set = index / ways;
+            if valid && emu_core::state::crc32(parts[0]) & (s.size / ways - 1) != set {
+                return Err(Status::BadValue);
+            }
+            others = set * ways..(set + 1) * ways;
+        }
         if valid && !tcam {
-            for other in (0..s.size).filter(|&i| i != index) {
+            for other in others.filter(|&i| i != index) {
                 let e = self.read_entry(id, other, regs)?;
                 if e[0] == 1 && &e[1..1 + kb] == parts[0] {
                     return Err(Status::BadValue);

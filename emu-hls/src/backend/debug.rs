@@ -76,6 +76,9 @@ pub struct Table {
     pub writable: bool,
     /// A `Tcam`'s `req_slot` width.
     pub slot_bits: u32,
+    /// A `HashTable`'s ways (0 for the other tables): its module's `dbg_busy` holds writes
+    /// back, and the host reads the ways (register T_WAYS) to check a key's set.
+    pub ways: u32,
 }
 
 /// The unit's register port on the NF module: (name, width, an output).
@@ -281,6 +284,13 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     };
     wire(&mut items, "dbg_gate", 1, id("dbg_broken_q").lnot().lor(id("dbg_credit_q").not_equals(Expr::zero(16))));
     wire(&mut items, "dbg_idle", 1, idle);
+    // State is accessed when the core is idle and no hash table is finishing a request (its
+    // write port writes back the word its read port read a cycle before).
+    let quiet = symbols
+        .iter()
+        .filter(|s| s.table.is_some_and(|t| t.ways > 0))
+        .fold(id("dbg_idle"), |acc, s| acc.land(id(format!("{}_dbg_busy", s.prefix)).lnot()));
+    wire(&mut items, "dbg_quiet", 1, quiet);
     wire(&mut items, "dbg_take", 1, id("dbg_idle").land(held.clone()).land(id("dbg_gate")));
     // A frame is done when the core comes back to idle: its writes are in the state.
     wire(&mut items, "dbg_done", 1, id("dbg_core_q").land(id("dbg_idle")));
@@ -292,11 +302,11 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         let named = || id("dbg_req_wdata").slice(15, 0).equals(hex(16, s.n as u64));
         if commits(s) {
             items.push(Item::wire(format!("dbg_wr_{}", s.n), 1));
-            items.push(Item::assign(write_strobe(s.n), id("dbg_commit").land(id("dbg_idle")).land(named())));
+            items.push(Item::assign(write_strobe(s.n), id("dbg_commit").land(id("dbg_quiet")).land(named())));
         }
         if s.array.is_some() {
             items.push(Item::wire(format!("dbg_rd_{}", s.n), 1));
-            items.push(Item::assign(fetch_strobe(s.n), id("dbg_fetch").land(id("dbg_idle")).land(named())));
+            items.push(Item::assign(fetch_strobe(s.n), id("dbg_fetch").land(id("dbg_quiet")).land(named())));
         }
     }
     // A symbol's value, low 64 bits, by number (for the comparators).
@@ -357,7 +367,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         Expr::mux(
             known.clone().lnot(),
             code(Status::NoSuchSymbol),
-            Expr::mux(applies.lnot(), code(refused), Expr::mux(id("dbg_idle"), code(Status::Ok), code(Status::Busy))),
+            Expr::mux(applies.lnot(), code(refused), Expr::mux(id("dbg_quiet"), code(Status::Ok), code(Status::Busy))),
         )
     };
     run.push(Stmt::if_(id("dbg_commit"), vec![Stmt::nb(id("dbg_result_q"), result(writable, Status::ReadOnly))]));
@@ -374,7 +384,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             Stmt::nb(id("dbg_fetch_sym_q"), target.clone()),
         ],
     ));
-    run.push(Stmt::nb(id("dbg_fetched_q"), id("dbg_fetch").land(id("dbg_idle"))));
+    run.push(Stmt::nb(id("dbg_fetched_q"), id("dbg_fetch").land(id("dbg_quiet"))));
     for s in symbols {
         let Some((w, _)) = s.array else { continue };
         let p = |port: &str| id(format!("{}_{port}", s.prefix));
@@ -529,6 +539,9 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         words(&mut reads, s.n, reg::T_VALUE, p("value"), t.value);
         if t.mask {
             words(&mut reads, s.n, reg::T_MASK, p("mask"), t.key);
+        }
+        if t.ways > 0 {
+            reads.push((reg::table(s.n, reg::T_WAYS), hex(32, t.ways as u64)));
         }
     }
     let arms: Vec<(Vec<Expr>, Vec<Stmt>)> =

@@ -1778,6 +1778,7 @@ impl<'a> Gen<'a> {
                         mask: false,
                         writable: true,
                         slot_bits: 0,
+                        ways: 0,
                     }),
                     StateKind::Tcam { key, value, size } => Some(debug::Table {
                         key: key.width() as u32,
@@ -1785,13 +1786,15 @@ impl<'a> Gen<'a> {
                         mask: true,
                         writable: true,
                         slot_bits: index_width(*size as u64),
+                        ways: 0,
                     }),
                     StateKind::HashTable { key, value, ways, .. } if ways.is_power_of_two() => Some(debug::Table {
                         key: key.width() as u32,
                         value: value.width() as u32,
                         mask: false,
-                        writable: false,
+                        writable: true,
                         slot_bits: 0,
+                        ways: *ways as u32,
                     }),
                     // A queue's place k from the front: its value alone (no key).
                     StateKind::Queue { ty, .. } => Some(debug::Table {
@@ -1800,6 +1803,7 @@ impl<'a> Gen<'a> {
                         mask: false,
                         writable: false,
                         slot_bits: 0,
+                        ways: 0,
                     }),
                     _ => None,
                 };
@@ -1858,13 +1862,10 @@ impl<'a> Gen<'a> {
                     hw::add_debug_read(&mut m, *size as u64, "rule_valid", &fields);
                 }
                 StateKind::HashTable { key, value, size, ways } => {
-                    hw::add_hash_debug_read(
-                        &mut m,
-                        key.width() as u32,
-                        value.width() as u32,
-                        *size as u64,
-                        *ways as u64,
-                    );
+                    let (k, v, n, ways) = (key.width() as u32, value.width() as u32, *size as u64, *ways as u64);
+                    if hw::add_hash_debug_read(&mut m, k, v, n, ways) {
+                        hw::add_hash_debug_write(&mut m, k, v, n, ways);
+                    }
                 }
                 StateKind::Queue { ty, size } => hw::add_queue_debug_read(&mut m, ty.width() as u32, *size as u64),
                 _ => {}

@@ -1,7 +1,7 @@
 //! [`HashTable`]: a set-associative table in block RAM, hashed by CRC-32.
 
 use super::{address_width, wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Literal, Module, Port, Radix, Stmt};
+use crate::verilog::{Expr, Item, Literal, Module, Port, Radix, Stmt, Trigger};
 use rust_hdl::prelude::*;
 
 /// The CRC-32 of a fixed-width key as XORs of its bits: CRC-32 over a fixed number of bytes is
@@ -331,6 +331,74 @@ pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) -> bo
     m.items.push(Item::assign(id("dbg_key"), field(0, kw)));
     m.items.push(Item::assign(id("dbg_value"), field(kw, vw)));
     true
+}
+
+/// Gives a hash table module with its debugger's read port ([`add_debug_read`]) a write port:
+/// at a rising edge with `dbg_we` high (and `reset` low), way `dbg_slot mod WAYS` of set
+/// `dbg_slot / WAYS` becomes valid or empty as `dbg_wvalid` says and takes (`dbg_wkey`,
+/// `dbg_wvalue`), in one cycle: the set's word is the read port's (read the cycle before),
+/// written back through the RAM's second port; no pointer moves. Output `dbg_busy` is high
+/// while a request is in flight and the cycle after (when the read port's word may predate
+/// the request's write): the debug unit writes only when it is low, between frames, after
+/// checking what the CPU checks (the key hashes to the slot's set, no other way holds it).
+pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) {
+    let id = Expr::id;
+    let (sb, wb) = (address_width(n / ways), address_width(ways));
+    let entry_w = kw + vw;
+    for (name, w) in [("dbg_we", 1), ("dbg_wvalid", 1), ("dbg_wkey", kw), ("dbg_wvalue", vw)] {
+        m.ports.push(Port::input(name, w));
+    }
+    m.ports.push(Port::output_wire("dbg_busy", 1));
+    m.items.push(Item::comment("The debugger's write port: the read port's word, one way replaced."));
+    m.items.push(Item::reg("busy_q", 1));
+    m.items.push(Item::assign(id("dbg_busy"), id("busy").lor(id("busy_q"))));
+    let way_of_slot = |w: u64| {
+        if wb == 0 {
+            Expr::bit(true)
+        } else {
+            id("dbg_slot").slice(wb - 1, 0).equals(Expr::dec(wb, w as u128))
+        }
+    };
+    let new_word = (0..ways)
+        .rev()
+        .map(|w| {
+            let old = id("dbg_word_q").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w);
+            Expr::mux(way_of_slot(w), Expr::concat(vec![id("dbg_wvalue"), id("dbg_wkey")]), old)
+        })
+        .collect();
+    m.items.push(Item::wire("dbg_new_word", ways as u32 * entry_w));
+    m.items.push(Item::assign(id("dbg_new_word"), Expr::concat(new_word)));
+    let set = if sb == 0 { Expr::int(0) } else { id("dbg_slot").slice(wb + sb - 1, wb) };
+    let we = id("dbg_we").land(id("reset").lnot());
+    m.items.push(Item::always_posedge(
+        "clock",
+        vec![
+            Stmt::nb(id("busy_q"), id("busy")),
+            Stmt::if_(we.clone(), vec![Stmt::nb(id("set_word").index(set), id("dbg_new_word"))]),
+        ],
+    ));
+    // The valid bit, in the block that owns the valid bits (the last word on them).
+    let valid = if n == 1 { id("valid_flat") } else { id("valid_flat").index(id("dbg_slot")) };
+    let control = m.items.iter_mut().find_map(|i| match i {
+        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" && assigns(body, "valid_flat") => {
+            Some(body)
+        }
+        _ => None,
+    });
+    control.expect("a hash table's control block").push(Stmt::if_(we, vec![Stmt::nb(valid, id("dbg_wvalid"))]));
+}
+
+/// Whether `stmts` assign (non-blocking) the whole of register `name` somewhere.
+fn assigns(stmts: &[Stmt], name: &str) -> bool {
+    stmts.iter().any(|st| match st {
+        Stmt::NonBlocking(Expr::Ident(n), _) => n == name,
+        Stmt::If { then, otherwise, .. } => assigns(then, name) || assigns(otherwise, name),
+        Stmt::Case { arms, default, .. } => {
+            arms.iter().any(|(_, b)| assigns(b, name)) || default.as_ref().is_some_and(|b| assigns(b, name))
+        }
+        Stmt::For { body, .. } => assigns(body, name),
+        _ => false,
+    })
 }
 
 /// The body of a hash table of `n` entries of a `kw`-bit key and a `vw`-bit value in sets of
