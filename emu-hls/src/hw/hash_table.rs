@@ -369,7 +369,9 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) {
     m.items.push(Item::wire("dbg_new_word", ways as u32 * entry_w));
     m.items.push(Item::assign(id("dbg_new_word"), Expr::concat(new_word)));
     let set = if sb == 0 { Expr::int(0) } else { id("dbg_slot").slice(wb + sb - 1, wb) };
-    let we = id("dbg_we").land(id("reset").lnot());
+    // Never while busy (the unit waits for dbg_busy anyway): so yosys sees this write and the
+    // request's write-back exclusive, one RAM write port.
+    let we = id("dbg_we").land(id("reset").lnot()).land(id("busy").lnot());
     m.items.push(Item::always_posedge(
         "clock",
         vec![
