@@ -636,17 +636,24 @@ fn hash_table_slots_read_as_on_the_cpu() {
 mod probed_nf;
 use probed_nf::probed;
 
-static PROBED: NfDescriptor = NfDescriptor {
-    name: "probed",
-    summary: "probes under test",
-    ports: probed::HLS_PORTS,
-    window: probed::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(probed::Probed::default())),
-    hls_source: Some(probed::HLS_SOURCE),
-    registers: emu::no_registers,
-    tables: emu::no_tables,
-};
+/// The descriptor of a fixture NF: module `m`, state `T`, no options and no tables.
+macro_rules! fixture {
+    ($name:literal, $summary:literal, $m:ident :: $t:ident) => {
+        NfDescriptor {
+            name: $name,
+            summary: $summary,
+            ports: $m::HLS_PORTS,
+            window: $m::HLS_WINDOW,
+            params: &[],
+            build: |_| Ok(Box::new($m::$t::default())),
+            hls_source: Some($m::HLS_SOURCE),
+            registers: emu::no_registers,
+            tables: emu::no_tables,
+        }
+    };
+}
+
+static PROBED: NfDescriptor = fixture!("probed", "probes under test", probed::Probed);
 
 #[test]
 fn probes_read_watched_and_reset_as_on_the_cpu() {
@@ -716,6 +723,17 @@ fn yosys_reads_the_debug_verilog_of_nfs_with_every_table() {
     }
 }
 
+/// 60-byte IPv4/UDP frames into port 0 with these TTLs, which the queue and LRU fixtures key on.
+fn ttl_frames(ttls: &[u8]) -> Event {
+    let frame = |ttl: u8| {
+        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0];
+        f.extend([10, 0, 0, 1, 10, 0, 0, 2]);
+        f.resize(60, 0);
+        f
+    };
+    Event::Frames(ttls.iter().map(|&t| (0, frame(t))).collect())
+}
+
 /// An NF with a queue, the fixture of `queue_places_read_as_on_the_cpu`: each IPv4 frame's TTL
 /// joins the queue (refused when it is full); a TTL of 1 takes the front one out.
 #[emu::nf(ports = 2, window = 64)]
@@ -743,17 +761,7 @@ pub mod queued {
     }
 }
 
-static QUEUED: NfDescriptor = NfDescriptor {
-    name: "queued",
-    summary: "a queue under test",
-    ports: queued::HLS_PORTS,
-    window: queued::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(queued::Queued::default())),
-    hls_source: Some(queued::HLS_SOURCE),
-    registers: emu::no_registers,
-    tables: emu::no_tables,
-};
+static QUEUED: NfDescriptor = fixture!("queued", "a queue under test", queued::Queued);
 
 /// A queue's places, counted from its front, read through the queue's second RAM port as the
 /// CPU reads them: full, then after its front has moved past the end of its ring (5 words).
@@ -761,16 +769,9 @@ static QUEUED: NfDescriptor = NfDescriptor {
 fn queue_places_read_as_on_the_cpu() {
     use Event::*;
     let nf = Nf { desc: &QUEUED, config: Config::new(), mgmt: 1 };
-    let ttl_frame = |ttl: u8| {
-        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0];
-        f.extend([10, 0, 0, 1, 10, 0, 0, 2]);
-        f.resize(60, 0);
-        f
-    };
-    let frames = |ttls: &[u8]| Frames(ttls.iter().map(|&t| (0, ttl_frame(t))).collect());
-    let mut events = vec![frames(&[10, 11, 12, 13, 14, 15, 16])];
+    let mut events = vec![ttl_frames(&[10, 11, 12, 13, 14, 15, 16])];
     events.extend((0..6).map(|i| Ask(10 + i, Request::Read { id: 0, index: i })));
-    events.push(frames(&[1, 1, 20, 21, 1]));
+    events.push(ttl_frames(&[1, 1, 20, 21, 1]));
     events.extend((0..6).map(|i| Ask(20 + i, Request::Read { id: 0, index: i })));
     events.push(Ask(30, Request::Write { id: 0, index: 0, entry: vec![7] }));
     events.push(Ask(31, Request::Lookup { id: 0, key: vec![13] }));
@@ -817,17 +818,7 @@ pub mod recent {
     }
 }
 
-static RECENT: NfDescriptor = NfDescriptor {
-    name: "recent",
-    summary: "an LRU under test",
-    ports: recent::HLS_PORTS,
-    window: recent::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(recent::Recent::default())),
-    hls_source: Some(recent::HLS_SOURCE),
-    registers: emu::no_registers,
-    tables: emu::no_tables,
-};
+static RECENT: NfDescriptor = fixture!("recent", "an LRU under test", recent::Recent);
 
 /// Writes to an LRU's slots move its ages as the CPU's do: the entries inserted after them
 /// evict the same ones on both targets.
@@ -835,22 +826,15 @@ static RECENT: NfDescriptor = NfDescriptor {
 fn lru_slots_written_as_on_the_cpu() {
     use Event::*;
     let nf = Nf { desc: &RECENT, config: Config::new(), mgmt: 1 };
-    let ttl_frame = |ttl: u8| {
-        let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00, 0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0];
-        f.extend([10, 0, 0, 1, 10, 0, 0, 2]);
-        f.resize(60, 0);
-        f
-    };
-    let frames = |ttls: &[u8]| Frames(ttls.iter().map(|&t| (0, ttl_frame(t))).collect());
     let write = |seq: u32, index: u32, entry: &[u8]| Ask(seq, Request::Write { id: 0, index, entry: entry.to_vec() });
     let mut events = vec![
-        frames(&[10, 11, 12]),
+        ttl_frames(&[10, 11, 12]),
         write(1, 3, &[1, 50, 7]),
         write(2, 1, &[1, 60, 8]),
         write(3, 0, &[0, 0, 0]),
         write(4, 2, &[1, 60, 9]),
         write(5, 4, &[1, 70, 9]),
-        frames(&[20, 150, 21, 22]),
+        ttl_frames(&[20, 150, 21, 22]),
     ];
     events.extend((0..4).map(|i| Ask(10 + i, Request::Read { id: 0, index: i })));
     events.push(Ask(20, Request::Lookup { id: 0, key: vec![50] }));
