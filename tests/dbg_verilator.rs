@@ -695,6 +695,26 @@ fn probes_read_watched_and_reset_as_on_the_cpu() {
     assert_eq!(hits, [2], "last_ttl < 10 became true with the third frame, and stayed true");
 }
 
+/// yosys maps a hash table with the unit's read and write ports to block RAM: the write
+/// shares the RAM's write port with the request's write-back (a second write port has no
+/// mapping, and only a whole synthesis finds that out).
+#[test]
+fn yosys_maps_the_debug_hash_table_to_block_ram() {
+    let d = design_of(&Nf { desc: &stats::DESCRIPTOR, config: Config::new(), mgmt: 1 }, true);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("stats.v");
+    std::fs::write(&path, emu_hls::backend::rtl::verilog(&d).unwrap()).unwrap();
+    let table = format!("{}_flows", d.top_name());
+    let script = format!(
+        "read_verilog -sv {}; hierarchy -top {table}; synth_xilinx -family xc7 -top {table}; stat",
+        path.display()
+    );
+    let out = std::process::Command::new("yosys").args(["-p", &script]).output().expect("yosys (scripts/setup.sh)");
+    let log = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}{}", log, String::from_utf8_lossy(&out.stderr));
+    assert!(log.contains("RAMB"), "the set words in block RAM: {log}");
+}
+
 /// yosys reads the Verilog of every kind of table and value with the unit built in (Verilator
 /// accepts constructs yosys refuses: a part select of a part select was one).
 #[test]
