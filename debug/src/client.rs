@@ -444,7 +444,10 @@ fn explain(s: Status) -> String {
     let why = match s {
         Status::NoSuchSymbol => "no such symbol (the symbol table changed? reconnect)",
         Status::BadIndex => "the index is past the element's size",
-        Status::BadValue => "the value does not fit the element (too wide, or not a counter)",
+        Status::BadValue => {
+            "the value does not fit the element (too wide, or not a counter), or a table entry's key \
+             is in another slot already or (a hash table) hashes to another set"
+        }
         Status::ReadOnly => "this element is read only",
         Status::NoSuchKey => "the key is not in the table",
         Status::NoSlot => "no free watchpoint slot (`unwatch SLOT` one)",
