@@ -496,6 +496,15 @@ impl<'a> Gen<'a> {
         self.d.func.value_type(v).width() as u32
     }
 
+    /// `k` when `v` is the constant 2<sup>k</sup>.
+    fn power_of_two(&self, v: Value) -> Option<u64> {
+        let c = self.d.func.as_const(v)?;
+        let ones: u32 = c.words().iter().map(|w| w.count_ones()).sum();
+        (ones == 1).then(|| {
+            c.words().iter().enumerate().find(|(_, w)| **w != 0).map(|(i, w)| 64 * i as u64 + w.trailing_zeros() as u64)
+        })?
+    }
+
     /// The bits of `v`'s register: those that can be set ([`Bounds`]). A register narrower
     /// than its value is `<v>_qb`, read through the wire `<v>_q` that zero-extends it.
     fn register_bits(&self, v: Value) -> u32 {
@@ -1273,7 +1282,12 @@ impl<'a> Gen<'a> {
                 let e = match b {
                     BinaryOp::Add => o(*x).plus(o(*y)),
                     BinaryOp::Sub => o(*x).minus(o(*y)),
-                    BinaryOp::Mul => o(*x).binary(crate::verilog::BinOp::Mul, o(*y)),
+                    // By a power of two: a shift, which yosys would otherwise give a DSP.
+                    BinaryOp::Mul => match (self.power_of_two(*x), self.power_of_two(*y)) {
+                        (_, Some(k)) => o(*x).binary(crate::verilog::BinOp::Shl, Expr::int(k)),
+                        (Some(k), _) => o(*y).binary(crate::verilog::BinOp::Shl, Expr::int(k)),
+                        _ => o(*x).binary(crate::verilog::BinOp::Mul, o(*y)),
+                    },
                     BinaryOp::And => o(*x).and(o(*y)),
                     BinaryOp::Or => o(*x).or(o(*y)),
                     BinaryOp::Xor => o(*x).xor(o(*y)),
