@@ -134,7 +134,8 @@ Writes, creating DIR (default synth/<nf>-<width>, or synth/<nf>-<board> with --b
 
 Needs yosys (and, with --board, nextpnr-ice40 and icepack from fpga-icestorm): Debian's
 packages, installed by scripts/setup.sh. The 64-bit learning switch takes about 20 s in
-synth_xilinx and about a minute through the iCE40 flow.
+synth_xilinx and about a minute through the iCE40 flow; NFs of hundreds of FSM states take
+tens of minutes (the NAT 10, the DNS server 30; docs/nfs.md has each NF's figures).
 
 Examples:
   emu synth learning-switch --width 64

@@ -343,7 +343,13 @@ fn xilinx(design: &Design, modules: &[(String, String)], part: &str) -> Result<O
     let top = design.top_name();
     let text: String = modules.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("\n");
     let started = Instant::now();
-    let stats = with_progress(&format!("yosys synth_xilinx on {top} (about 20 s for the learning switch)"), || {
+    // What to expect: yosys's time grows with the FSM far more than with the tables.
+    let states = design.sched.states.len();
+    let expect = match states {
+        0..=60 => "about 20 s for the learning switch, 2 minutes for the firewall".to_string(),
+        _ => format!("{states} FSM states: tens of minutes (the NAT's 178 take 10, the DNS server's 761 take 30)"),
+    };
+    let stats = with_progress(&format!("yosys synth_xilinx on {top} ({expect})"), || {
         emu_hls::hw::tools::yosys_synth_xilinx(&text, &top)
     })
     .map_err(|e| format!("yosys synthesis of {top} failed: {e}"))?;
