@@ -81,14 +81,7 @@ pub fn run_with_limit(
     limit: u64,
 ) -> Result<Action, InterpError> {
     let mut m = Machine::new(func, state, pkt, meta, vec![None; func.values.len()]);
-    let mut block = func.entry().ok_or_else(|| InterpError::Malformed("no entry block".into()))?;
-    for _ in 0..limit {
-        match m.block(block)? {
-            Next::Block(b) => block = b,
-            Next::Done(a) => return Ok(a),
-        }
-    }
-    Err(InterpError::Limit(limit))
+    m.run(limit)
 }
 
 /// [`run`], also giving the value of every SSA value the run defined (indexed by value
@@ -101,14 +94,8 @@ pub fn run_values(
     meta: &Meta,
 ) -> Result<(Action, Vec<Option<BitVec>>), InterpError> {
     let mut m = Machine::new(func, state, pkt, meta, vec![None; func.values.len()]);
-    let mut block = func.entry().ok_or_else(|| InterpError::Malformed("no entry block".into()))?;
-    for _ in 0..DEFAULT_BLOCK_LIMIT {
-        match m.block(block)? {
-            Next::Block(b) => block = b,
-            Next::Done(a) => return Ok((a, m.values)),
-        }
-    }
-    Err(InterpError::Limit(DEFAULT_BLOCK_LIMIT))
+    let action = m.run(DEFAULT_BLOCK_LIMIT)?;
+    Ok((action, m.values))
 }
 
 /// Where control goes after a block.
@@ -160,6 +147,18 @@ impl<'a, 'p, 'd> Machine<'a, 'p, 'd> {
             self.values.resize(i + 1, None);
         }
         self.values[i] = Some(x);
+    }
+
+    /// Runs the function from its entry, entering at most `limit` blocks.
+    fn run(&mut self, limit: u64) -> Result<Action, InterpError> {
+        let mut block = self.func.entry().ok_or_else(|| bad("no entry block"))?;
+        for _ in 0..limit {
+            match self.block(block)? {
+                Next::Block(b) => block = b,
+                Next::Done(a) => return Ok(a),
+            }
+        }
+        Err(InterpError::Limit(limit))
     }
 
     fn block(&mut self, b: Block) -> Result<Next, InterpError> {
