@@ -1282,7 +1282,8 @@ impl<'a> Gen<'a> {
                 let e = match b {
                     BinaryOp::Add => o(*x).plus(o(*y)),
                     BinaryOp::Sub => o(*x).minus(o(*y)),
-                    // By a power of two: a shift, which yosys would otherwise give a DSP.
+                    // By a power of two: a shift (yosys finds that too, but the Verilog reads
+                    // as what it is and no tool has to).
                     BinaryOp::Mul => match (self.power_of_two(*x), self.power_of_two(*y)) {
                         (_, Some(k)) => o(*x).binary(crate::verilog::BinOp::Shl, Expr::int(k)),
                         (Some(k), _) => o(*y).binary(crate::verilog::BinOp::Shl, Expr::int(k)),
