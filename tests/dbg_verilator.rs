@@ -701,18 +701,10 @@ fn probes_read_watched_and_reset_as_on_the_cpu() {
 #[test]
 fn yosys_maps_the_debug_hash_table_to_block_ram() {
     let d = design_of(&Nf { desc: &stats::DESCRIPTOR, config: Config::new(), mgmt: 1 }, true);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("stats.v");
-    std::fs::write(&path, emu_hls::backend::rtl::verilog(&d).unwrap()).unwrap();
     let table = format!("{}_flows", d.top_name());
-    let script = format!(
-        "read_verilog -sv {}; hierarchy -top {table}; synth_xilinx -family xc7 -top {table}; stat",
-        path.display()
-    );
-    let out = std::process::Command::new("yosys").args(["-p", &script]).output().expect("yosys (scripts/setup.sh)");
-    let log = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}{}", log, String::from_utf8_lossy(&out.stderr));
-    assert!(log.contains("RAMB"), "the set words in block RAM: {log}");
+    let verilog = emu_hls::backend::rtl::verilog(&d).unwrap();
+    let stats = emu_hls::hw::tools::yosys_synth_xilinx(&verilog, &table).unwrap_or_else(|e| panic!("{e}"));
+    assert!(stats.count("RAMB") > 0, "the set words in block RAM: {stats:?}");
 }
 
 /// yosys reads the Verilog of every kind of table and value with the unit built in (Verilator

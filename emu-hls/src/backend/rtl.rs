@@ -111,7 +111,7 @@ struct Gen<'a> {
     /// ports, one byte each (see [`window_write_ports`]).
     write_port: HashMap<(Inst, u32), usize>,
     /// Per write port, the states and byte writes that use it.
-    write_port_users: Vec<Vec<(StateNo, Inst, u32)>>,
+    write_port_users: Vec<Vec<(StateNo, (Inst, u32))>>,
 }
 
 /// Computed-position reads of the window share read ports across states: one state runs at a
@@ -145,18 +145,26 @@ fn window_read_ports(d: &Design, bounds: &Bounds) -> (HashMap<Inst, usize>, Vec<
         .collect();
     let far_reads = reads.iter().map(|(_, r)| r.iter().filter(|&&i| far(i)).count());
     let (far_total, far_ports) = far_reads.fold((0, 0), |(t, p), c| (t + c, p.max(c)));
-    let mut port = HashMap::new();
-    let mut users: Vec<Vec<(StateNo, Inst)>> = vec![];
     if far_ports == 0 || far_total < 4 * far_ports {
-        return (port, users);
+        return (HashMap::new(), vec![]);
     }
-    for (n, rs) in reads {
-        for (k, i) in rs.into_iter().enumerate() {
+    assign_ports(reads)
+}
+
+/// Ports for per-state lists of accesses: the k-th access of every state gets port k. The
+/// port of each access, and per port the states and accesses that use it.
+fn assign_ports<A: Copy + Eq + std::hash::Hash>(
+    per_state: impl IntoIterator<Item = (StateNo, Vec<A>)>,
+) -> (HashMap<A, usize>, Vec<Vec<(StateNo, A)>>) {
+    let mut port = HashMap::new();
+    let mut users: Vec<Vec<(StateNo, A)>> = vec![];
+    for (n, accesses) in per_state {
+        for (k, a) in accesses.into_iter().enumerate() {
             if users.len() == k {
                 users.push(vec![]);
             }
-            users[k].push((n, i));
-            port.insert(i, k);
+            users[k].push((n, a));
+            port.insert(a, k);
         }
     }
     (port, users)
@@ -168,10 +176,9 @@ fn window_read_ports(d: &Design, bounds: &Bounds) -> (HashMap<Inst, usize>, Vec<
 /// 190 of them.) That order is the state's own only when no constant-position write or
 /// length change follows the state's first computed write; a state where one does keeps its
 /// writes in place.
-fn window_write_ports(d: &Design) -> (HashMap<(Inst, u32), usize>, Vec<Vec<(StateNo, Inst, u32)>>) {
+fn window_write_ports(d: &Design) -> (HashMap<(Inst, u32), usize>, Vec<Vec<(StateNo, (Inst, u32))>>) {
     let f = &d.func;
-    let mut port = HashMap::new();
-    let mut users: Vec<Vec<(StateNo, Inst, u32)>> = vec![];
+    let mut per_state = vec![];
     for (n, st) in d.sched.states.iter().enumerate() {
         if st.kind == FsmKind::Sum {
             continue;
@@ -188,18 +195,11 @@ fn window_write_ports(d: &Design) -> (HashMap<(Inst, u32), usize>, Vec<Vec<(Stat
                 _ => {}
             }
         }
-        if !in_order {
-            continue;
-        }
-        for (k, (i, b)) in writes.into_iter().enumerate() {
-            if users.len() == k {
-                users.push(vec![]);
-            }
-            users[k].push((n, i, b));
-            port.insert((i, b), k);
+        if in_order {
+            per_state.push((n, writes));
         }
     }
-    (port, users)
+    assign_ports(per_state)
 }
 
 /// The operand of a table request that goes to the element's `req_key`: what its
@@ -386,7 +386,7 @@ impl<'a> Gen<'a> {
     /// k-th computed-position byte write of the state the FSM is in (wires `<i>_w<b>_en`,
     /// `_pos`, `_byte`), and the statements that write it, to run after the states'.
     fn window_write_port_logic(&self) -> (Vec<Item>, Vec<Stmt>) {
-        let pos = Self::position_bits(self.win);
+        let pos = index_width(self.win as u64);
         let (mut items, mut stmts) = (vec![], vec![]);
         for (k, users) in self.write_port_users.iter().enumerate() {
             let sig = |what: &str| format!("wrwin{k}_{what}");
@@ -396,7 +396,7 @@ impl<'a> Gen<'a> {
             }
             let arms = users
                 .iter()
-                .map(|&(n, i, b)| {
+                .map(|&(n, (i, b))| {
                     let set =
                         parts.iter().map(|(what, _)| Stmt::blocking(id(sig(what)), id(format!("{i}_w{b}_{what}"))));
                     (vec![self.codes.nf(n)], set.collect())
@@ -412,14 +412,21 @@ impl<'a> Gen<'a> {
         (items, stmts)
     }
 
-    /// Window byte POS (of [`Gen::position_bits`] bits, below the window's size) set to BYTE:
+    /// Window byte POS (of `index_width(window)` bits, below the window's size) set to BYTE:
     /// a case over the position, not `win_q[{pos, 3'h0} +: 8]`, over which yosys's `proc`
     /// takes hours for a wide window (the DNS server's), where it takes seconds over the case.
     fn window_byte_write(&self, pos: Expr, byte: Expr) -> Stmt {
-        let w = Self::position_bits(self.win);
+        let w = index_width(self.win as u64);
         let arms =
             (0..self.win as u64).map(|p| (vec![dec(w, p)], vec![Stmt::nb(self.wbyte(p), byte.clone())])).collect();
         Stmt::Case { subject: pos, arms, default: Some(vec![]) }
+    }
+
+    /// Wire `name`: the window shifted down to byte position `addr` (its low byte is that
+    /// byte).
+    fn window_shifter(&self, name: &str, addr: Expr) -> Vec<Item> {
+        let by = Expr::concat(vec![addr, Expr::zero(3)]);
+        vec![Item::wire(name, 8 * self.win), Item::assign(id(name), id("win_q").binary(crate::verilog::BinOp::Shr, by))]
     }
 
     /// The shared window read ports: port k's address is that of the k-th computed-position
@@ -440,12 +447,7 @@ impl<'a> Gen<'a> {
                 arms,
                 default: Some(vec![Stmt::blocking(id(addr.clone()), Expr::zero(ADDR))]),
             }]));
-            let sh = format!("rdwin{k}_sh");
-            items.push(Item::wire(sh.clone(), 8 * self.win));
-            items.push(Item::assign(
-                id(sh),
-                id("win_q").binary(crate::verilog::BinOp::Shr, Expr::concat(vec![id(addr), Expr::zero(3)])),
-            ));
+            items.extend(self.window_shifter(&format!("rdwin{k}_sh"), id(addr)));
         }
         items
     }
@@ -1364,12 +1366,7 @@ impl<'a> Gen<'a> {
                                 Some(k) => format!("rdwin{k}_sh"),
                                 None => {
                                     let sh = format!("{i}_sh");
-                                    items.push(Item::wire(sh.clone(), 8 * self.win));
-                                    let by = Expr::concat(vec![a, Expr::zero(3)]);
-                                    items.push(Item::assign(
-                                        id(sh.clone()),
-                                        id("win_q").binary(crate::verilog::BinOp::Shr, by),
-                                    ));
+                                    items.extend(self.window_shifter(&sh, a));
                                     sh
                                 }
                             };
@@ -1413,9 +1410,9 @@ impl<'a> Gen<'a> {
                             let ak = id(name);
                             let len = Expr::concat(vec![Expr::zero(ADDR - 16), id("len_q")]);
                             let en = ak.clone().less_than(len).land(ak.clone().less_than(dec(ADDR, self.win as u64)));
-                            let pos = ak.slice(Self::position_bits(self.win) - 1, 0);
+                            let pos = ak.slice(index_width(self.win as u64) - 1, 0);
                             if self.write_port.contains_key(&(i, k)) {
-                                let w = Self::position_bits(self.win);
+                                let w = index_width(self.win as u64);
                                 for (what, e, w) in [("en", en, 1), ("pos", pos, w), ("byte", byte(k), 8)] {
                                     let name = format!("{i}_w{k}_{what}");
                                     items.push(Item::wire(name.clone(), w));
@@ -1473,11 +1470,6 @@ impl<'a> Gen<'a> {
             }
         }
         Ok((items, stmts))
-    }
-
-    /// Bits that number the window's byte positions.
-    fn position_bits(win: u32) -> u32 {
-        (32 - win.saturating_sub(1).leading_zeros()).max(1)
     }
 
     /// A computed packet address `sat(base) + offset`, [`ADDR`] bits, as a wire.

@@ -1,7 +1,7 @@
 //! [`HashTable`]: a set-associative table in block RAM, hashed by CRC-32.
 
 use super::{address_width, wrapper, StateBlock};
-use crate::verilog::{Expr, Item, Literal, Module, Port, Radix, Stmt, Trigger};
+use crate::verilog::{Expr, Item, Literal, Module, Port, Radix, Stmt};
 use rust_hdl::prelude::*;
 
 /// The CRC-32 of a fixed-width key as XORs of its bits: CRC-32 over a fixed number of bytes is
@@ -309,8 +309,7 @@ pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) -> bo
     }
     m.items.push(Item::comment("The debugger's read port: the valid bit at once, key and value a cycle later."));
     m.items.push(Item::reg("dbg_word_q", ways as u32 * entry_w));
-    let set = if sb == 0 { Expr::int(0) } else { id("dbg_slot").slice(wb + sb - 1, wb) };
-    let mut clocked = vec![Stmt::nb(id("dbg_word_q"), id("set_word").index(set))];
+    let mut clocked = vec![Stmt::nb(id("dbg_word_q"), id("set_word").index(debug_slot_set(sb, wb)))];
     if wb > 0 {
         m.items.push(Item::reg("dbg_way_q", wb));
         clocked.push(Stmt::nb(id("dbg_way_q"), id("dbg_slot").slice(wb - 1, 0)));
@@ -368,7 +367,7 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) {
         .collect();
     m.items.push(Item::wire("dbg_new_word", ways as u32 * entry_w));
     m.items.push(Item::assign(id("dbg_new_word"), Expr::concat(new_word)));
-    let set = if sb == 0 { Expr::int(0) } else { id("dbg_slot").slice(wb + sb - 1, wb) };
+    let set = debug_slot_set(sb, wb);
     // Never while busy (the unit waits for dbg_busy anyway): so yosys sees this write and the
     // request's write-back exclusive, one RAM write port.
     let we = id("dbg_we").land(id("reset").lnot()).land(id("busy").lnot());
@@ -381,26 +380,16 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) {
     ));
     // The valid bit, in the block that owns the valid bits (the last word on them).
     let valid = if n == 1 { id("valid_flat") } else { id("valid_flat").index(id("dbg_slot")) };
-    let control = m.items.iter_mut().find_map(|i| match i {
-        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" && assigns(body, "valid_flat") => {
-            Some(body)
-        }
-        _ => None,
-    });
-    control.expect("a hash table's control block").push(Stmt::if_(we, vec![Stmt::nb(valid, id("dbg_wvalid"))]));
+    super::block_assigning(m, "valid_flat").push(Stmt::if_(we, vec![Stmt::nb(valid, id("dbg_wvalid"))]));
 }
 
-/// Whether `stmts` assign (non-blocking) the whole of register `name` somewhere.
-fn assigns(stmts: &[Stmt], name: &str) -> bool {
-    stmts.iter().any(|st| match st {
-        Stmt::NonBlocking(Expr::Ident(n), _) => n == name,
-        Stmt::If { then, otherwise, .. } => assigns(then, name) || assigns(otherwise, name),
-        Stmt::Case { arms, default, .. } => {
-            arms.iter().any(|(_, b)| assigns(b, name)) || default.as_ref().is_some_and(|b| assigns(b, name))
-        }
-        Stmt::For { body, .. } => assigns(body, name),
-        _ => false,
-    })
+/// The set of slot `dbg_slot` (`dbg_slot / WAYS`), for the debugger's ports.
+fn debug_slot_set(sb: u32, wb: u32) -> Expr {
+    if sb == 0 {
+        Expr::int(0)
+    } else {
+        Expr::id("dbg_slot").slice(wb + sb - 1, wb)
+    }
 }
 
 /// The body of a hash table of `n` entries of a `kw`-bit key and a `vw`-bit value in sets of

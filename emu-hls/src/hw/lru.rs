@@ -234,7 +234,7 @@ pub fn lru_module(name: &str, key_width: u32, value_width: u32, size: u64) -> Mo
 /// most recently used entry (every other stored age grows by one). The debug unit writes only
 /// between frames, when no request comes, and checks that no other slot holds the key.
 pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64) {
-    use crate::verilog::{Port, Trigger};
+    use crate::verilog::Port;
     let id = Expr::id;
     let (sw, cw) = (index_width(n), index_width(n + 1));
     for (name, w) in [("dbg_we", 1), ("dbg_wvalid", 1), ("dbg_wkey", kw), ("dbg_wvalue", vw)] {
@@ -267,11 +267,7 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64) {
         ));
     }
     let write = Stmt::if_(id("dbg_we").land(id("reset").lnot()), write);
-    let clocked = m.items.iter_mut().find_map(|i| match i {
-        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" => Some(body),
-        _ => None,
-    });
-    clocked.expect("an LRU module has a clocked block").push(write);
+    super::block_assigning(m, "slot_valid").push(write);
 }
 
 /// The body of an LRU table of `n` slots of a `kw`-bit key and a `vw`-bit value, shared by

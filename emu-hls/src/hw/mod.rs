@@ -116,7 +116,7 @@ pub(crate) fn wrapper(mut body: Vec<Item>) -> Verilog {
 /// `dbg_w<field>` into each `(field, memory, width)`. The debug unit writes only between
 /// frames, when no request comes, so the port never meets one.
 pub fn add_debug_write(m: &mut Module, n: u64, valid: &str, fields: &[(&str, &str, u32)]) {
-    use crate::verilog::{Expr, Item, Port, Stmt, Trigger};
+    use crate::verilog::{Expr, Port, Stmt};
     m.ports.push(Port::input("dbg_we", 1));
     m.ports.push(Port::input("dbg_wvalid", 1));
     let at = || if n == 1 { Expr::int(0) } else { Expr::id("dbg_slot") };
@@ -128,11 +128,32 @@ pub fn add_debug_write(m: &mut Module, n: u64, valid: &str, fields: &[(&str, &st
         body.push(Stmt::nb(Expr::id(*mem).index(at()), Expr::id(&name)));
     }
     let write = Stmt::if_(Expr::id("dbg_we").land(Expr::id("reset").lnot()), body);
-    let clocked = m.items.iter_mut().find_map(|i| match i {
-        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" => Some(body),
+    block_assigning(m, valid).push(write);
+}
+
+/// The statements of module `m`'s clocked block that assigns register `reg`: where a debug
+/// write port adds its writes of it (a register has one driving block).
+pub(crate) fn block_assigning<'m>(m: &'m mut Module, reg: &str) -> &'m mut Vec<crate::verilog::Stmt> {
+    use crate::verilog::{Item, Trigger};
+    let block = m.items.iter_mut().find_map(|i| match i {
+        Item::Always { trigger: Trigger::Posedge(c), body } if c == "clock" && assigns(body, reg) => Some(body),
         _ => None,
     });
-    clocked.expect("a table module has a clocked block").push(write);
+    block.unwrap_or_else(|| panic!("module {} has no clocked block assigning {reg}", m.name))
+}
+
+/// Whether `stmts` assign (non-blocking) the whole of register `name` somewhere.
+fn assigns(stmts: &[crate::verilog::Stmt], name: &str) -> bool {
+    use crate::verilog::{Expr, Stmt};
+    stmts.iter().any(|st| match st {
+        Stmt::NonBlocking(Expr::Ident(n), _) => n == name,
+        Stmt::If { then, otherwise, .. } => assigns(then, name) || assigns(otherwise, name),
+        Stmt::Case { arms, default, .. } => {
+            arms.iter().any(|(_, b)| assigns(b, name)) || default.as_ref().is_some_and(|b| assigns(b, name))
+        }
+        Stmt::For { body, .. } => assigns(body, name),
+        _ => false,
+    })
 }
 
 /// Gives a table module whose slots are registers (`Cam`, `Lru`, `Tcam`) a read port for the

@@ -106,20 +106,19 @@ impl Bounds {
         }
     }
 
-    /// The bound of `op`'s single result `r`, when it is below its type's.
+    /// The bound of `op`'s single result `r`, when it is below its type's (a bound past the
+    /// type's means the result can wrap: it is bounded by its type only).
     fn op_max(&self, func: &Function, op: &Op, r: Value) -> Option<u128> {
         let w = func.value_type(r).width();
         let top = type_max(w)?;
         let m = |v: Value| self.max(func, v);
         let konst = |v: Value| func.as_const(v).map(|c| c.to_u64_saturating());
-        // The bound of a result that cannot wrap: `x` when it is within the type.
-        let within = |x: Option<u128>| x.filter(|&x| x <= top);
         match *op {
             Op::Const(ref c) if w <= 128 => Some(c.to_u128()),
             Op::Unary(UnaryOp::Not | UnaryOp::Neg, _) => None,
             Op::Binary(bop, a, b) => match bop {
-                BinaryOp::Add => within(m(a)?.checked_add(m(b)?)),
-                BinaryOp::Mul => within(m(a)?.checked_mul(m(b)?)),
+                BinaryOp::Add => m(a)?.checked_add(m(b)?),
+                BinaryOp::Mul => m(a)?.checked_mul(m(b)?),
                 BinaryOp::Sub => None,
                 BinaryOp::And => match (m(a), m(b)) {
                     (Some(x), Some(y)) => Some(x.min(y)),
@@ -131,7 +130,7 @@ impl Bounds {
                     if x == 0 || k >= w as u64 {
                         return Some(0);
                     }
-                    within(x.checked_shl(k as u32).filter(|s| s >> k == x))
+                    x.checked_shl(k as u32).filter(|s| s >> k == x)
                 }
                 BinaryOp::Lshr => Some(m(a)? >> konst(b).unwrap_or(0).min(127)),
                 // An arithmetic shift of a value whose top bit is clear is a logical one.
@@ -152,7 +151,7 @@ impl Bounds {
                 if h == 0 {
                     m(lo)
                 } else {
-                    within(h.checked_shl(lw).filter(|s| s >> lw == h).map(|s| s | type_max(lw as u16).unwrap_or(0)))
+                    h.checked_shl(lw).filter(|s| s >> lw == h).map(|s| s | type_max(lw as u16).unwrap_or(0))
                 }
             }
             Op::PktRead(_, n) => type_max(8 * n),
@@ -168,12 +167,10 @@ mod tests {
     use super::*;
     use crate::ir::parse;
 
-    fn bits_of(text: &str) -> Vec<(String, u16)> {
+    fn bits_of(text: &str) -> HashMap<String, u16> {
         let f = parse(text).unwrap();
         let b = Bounds::new(&f);
-        let mut out: Vec<(String, u16)> = f.values.keys().map(|v| (v.to_string(), b.bits(&f, v))).collect();
-        out.sort();
-        out
+        f.values.keys().map(|v| (v.to_string(), b.bits(&f, v))).collect()
     }
 
     #[test]
@@ -203,7 +200,7 @@ block2(v15:u64):
     return drop malformed
 }
 ";
-        let bits: HashMap<String, u16> = bits_of(text).into_iter().collect();
+        let bits = bits_of(text);
         assert_eq!(bits["v0"], 8);
         assert_eq!(bits["v1"], 8);
         assert_eq!(bits["v2"], 6);
@@ -236,7 +233,7 @@ block2:
     return drop malformed
 }
 ";
-        let bits: HashMap<String, u16> = bits_of(text).into_iter().collect();
+        let bits = bits_of(text);
         assert_eq!(bits["v4"], 64);
     }
 }
