@@ -12,7 +12,7 @@
 //! | [`Array<T, N>`] | block RAM | all `T::default()` | `get(i)`; `i ≥ N` reads `T::default()` | — (`set(i)` with `i ≥ N` writes nothing, returns `false`) | — |
 //! | [`Cam<K, V, N>`] | N comparators | all empty | fully associative, exact match | evicts the slot at a round-robin pointer (returned) | pointer starts at 0, advances by 1 mod N after each eviction |
 //! | [`HashTable<K, V, N, WAYS>`] | block RAM, N/WAYS sets | all empty | set = low bits of CRC-32 of the key's big-endian bytes, then WAYS comparators | evicts the way at that set's round-robin pointer (returned) | one pointer per set, starts at 0, advances by 1 mod WAYS after each eviction in that set |
-//! | [`Lru<K, V, N>`] | N comparators + N age registers | all empty | fully associative; `get` hit makes the entry most recent, `peek` does not | evicts the least recently used entry (returned) | exact LRU over `get` hits and `insert`s |
+//! | [`Lru<K, V, N, WAYS = N>`](Lru) | fully associative: N comparators + N age registers; in sets (`WAYS < N`): block RAM, N/WAYS sets | all empty | the key's set (one set, or as a `HashTable`'s), then exact match; `get` hit makes the entry most recent, `peek` does not | evicts the least recently used entry of the set (returned) | exact LRU per set over `get` hits and `insert`s |
 //! | [`Tcam<K, V, N>`] | N masked comparators + priority encoder | all slots invalid | first valid slot (lowest index) with `key & mask == value & mask` | — (slots are written explicitly with `set`) | — |
 //! | [`Queue<T, N>`] | FIFO | empty | `pop` / `peek` the oldest; empty → `None` | `push` fails with `Err(v)`, queue unchanged | first in, first out |
 //!
