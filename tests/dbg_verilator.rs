@@ -801,9 +801,10 @@ fn queue_places_read_as_on_the_cpu() {
     assert_eq!(reply_to(&cpu, 31).0, Status::BadValue);
 }
 
-/// An NF with an LRU table, the fixture of `lru_slots_written_as_on_the_cpu`: an IPv4 frame
-/// with a TTL below 100 inserts (TTL, protocol); one with a TTL of 100 or more gets TTL − 100,
-/// which makes it the most recently used.
+/// An NF with two LRU tables, the fixture of `lru_slots_written_as_on_the_cpu` and
+/// `lru_set_slots_written_as_on_the_cpu`: an IPv4 frame with a TTL below 100 inserts (TTL,
+/// protocol) into both; one with a TTL of 100 or more gets TTL − 100 from both, which makes it
+/// the most recently used.
 #[emu::nf(ports = 2, window = 64)]
 pub mod recent {
     use emu::prelude::*;
@@ -811,6 +812,8 @@ pub mod recent {
     #[derive(Default)]
     pub struct Recent {
         pub seen: Lru<u8, u8, 4>,
+        /// In 2 sets of 4 ways, in block RAM.
+        pub paired: Lru<u8, u8, 8, 4>,
     }
 
     impl NetworkFunction for Recent {
@@ -822,8 +825,10 @@ pub mod recent {
             let ttl = ip.ttl();
             if ttl < 100 {
                 let _ = self.seen.insert(ttl, ip.protocol());
+                let _ = self.paired.insert(ttl, ip.protocol());
             } else {
                 let _ = self.seen.get(ttl - 100);
+                let _ = self.paired.get(ttl - 100);
             }
             Action::Forward(meta.in_port ^ 1)
         }
@@ -863,4 +868,47 @@ fn lru_slots_written_as_on_the_cpu() {
     let entry = |k: u8| (Status::Ok, Reply::Entry(vec![1, k, 17]));
     assert_eq!(slots, [entry(20), entry(22), entry(21), (Status::Ok, Reply::Entry(vec![1, 50, 7]))]);
     assert_eq!(reply_to(&cpu, 20), (Status::Ok, Reply::Found { index: 3, entry: vec![1, 50, 7] }));
+}
+
+/// Writes to the slots of an LRU in sets move its set's ages as the CPU's do, and a key is
+/// refused in the other set or in a second way of its own: the entries inserted after the
+/// writes evict the same ones on both targets.
+#[test]
+fn lru_set_slots_written_as_on_the_cpu() {
+    use Event::*;
+    // Keys by set (the low bit of the CRC-32 of the key's byte).
+    let keys = |set: u32| (1..100u8).filter(move |k| emu::state::crc32(&[*k]) & 1 == set);
+    let (a, b): (Vec<u8>, Vec<u8>) = (keys(0).take(8).collect(), keys(1).take(2).collect());
+    let nf = Nf { desc: &RECENT, config: Config::new(), mgmt: 1 };
+    let write = |seq: u32, index: u32, entry: &[u8]| Ask(seq, Request::Write { id: 1, index, entry: entry.to_vec() });
+    let mut events = vec![
+        ttl_frames(&[a[0], a[1], a[2], b[0]]),
+        write(1, 3, &[1, a[3], 7]),
+        write(2, 1, &[1, a[4], 8]),
+        write(3, 4, &[1, a[5], 9]),
+        write(4, 2, &[1, a[3], 9]),
+        write(5, 0, &[0, 0, 0]),
+        write(6, 4 + 2, &[1, b[1], 5]),
+        ttl_frames(&[a[6], 100 + a[4], a[7], a[0]]),
+    ];
+    events.extend((0..8).map(|i| Ask(10 + i, Request::Read { id: 1, index: i })));
+    events.push(Ask(20, Request::Lookup { id: 1, key: vec![a[3]] }));
+    let (cpu_ports, cpu) = on_cpu_of(&nf, &events);
+    let (hw_ports, hw) = on_hardware_of(&nf, &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    assert_eq!(reply_to(&cpu, 1).0, Status::Ok);
+    assert_eq!(reply_to(&cpu, 3).0, Status::BadValue, "the key's set is 0, slot 4 is in set 1");
+    assert_eq!(reply_to(&cpu, 4).0, Status::BadValue, "a[3] is in slot 3");
+    assert_eq!(reply_to(&cpu, 6).0, Status::Ok);
+    // Set 0 after the writes, most recent first: a[4] (slot 1), a[3] (slot 3), a[2] (slot 2);
+    // slot 0 emptied. a[6] fills slot 0; the get makes a[4] the most recent; so a[7] evicts
+    // a[2] (slot 2) and a[0] evicts a[3] (slot 3).
+    let slot = |seq: u32| match reply_to(&cpu, seq) {
+        (Status::Ok, Reply::Entry(e)) if e[0] == 1 => Some(e[1]),
+        _ => None,
+    };
+    assert_eq!((10..14).map(slot).collect::<Vec<_>>(), [Some(a[6]), Some(a[4]), Some(a[7]), Some(a[0])]);
+    assert_eq!((14..18).map(slot).collect::<Vec<_>>(), [Some(b[0]), None, Some(b[1]), None]);
+    assert_eq!(reply_to(&cpu, 20).0, Status::NoSuchKey);
 }

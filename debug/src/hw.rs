@@ -74,7 +74,8 @@ pub mod reg {
     pub const T_KEY: u32 = 0x100;
     pub const T_VALUE: u32 = 0x200;
     pub const T_MASK: u32 = 0x300;
-    /// A `HashTable`'s ways (slot `s × WAYS + w` is way `w` of set `s`).
+    /// A `HashTable`'s or an `Lru` in sets' ways (slot `s × WAYS + w` is way `w` of set `s`);
+    /// 0 for other tables.
     pub const T_WAYS: u32 = 0x3fc;
     pub const WATCH: u32 = 0x100;
     pub const WATCH_STRIDE: u32 = 0x20;
@@ -403,8 +404,8 @@ impl HwUnit {
 
     /// Writes slot `index` of a table as the CPU's debugger write does: an entry (`valid`, key,
     /// value; a TCAM: `valid`, value, mask, result) with bits above a width, a key another slot
-    /// holds (a CAM, an LRU; a hash table: another way of its set) or a hash table's key whose
-    /// CRC-32 picks another set, is refused. An LRU's entry written becomes its most recently
+    /// holds (a CAM, an LRU; a table in sets: another way of its set) or a key whose CRC-32
+    /// picks another set than the slot's, is refused. An LRU's entry written becomes its most recently
     /// used (the hardware moves the ages); a hash table's pointers do not move.
     fn write_entry(&self, id: u16, index: u32, entry: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
         let s = self.symbol(id)?;
@@ -437,10 +438,14 @@ impl HwUnit {
             parts.push(part);
             at += n;
         }
-        // The slots the key may not be in already: a hash table's key lives in its set alone.
+        // The slots the key may not be in already: a key of a hash table or an LRU in sets
+        // lives in its set alone (a table without T_WAYS is one set).
         let mut others = 0..s.size;
-        if s.kind == SymbolKind::HashTable.code() {
-            let ways = regs.read(reg::table(id as usize, reg::T_WAYS)).max(1);
+        if s.kind == SymbolKind::HashTable.code() || s.kind == SymbolKind::Lru.code() {
+            let ways = match regs.read(reg::table(id as usize, reg::T_WAYS)) {
+                0 => s.size,
+                ways => ways,
+            };
             let set = index / ways;
             if valid && emu_core::state::crc32(parts[0]) & (s.size / ways - 1) != set {
                 return Err(Status::BadValue);

@@ -76,8 +76,9 @@ pub struct Table {
     pub writable: bool,
     /// A `Tcam`'s `req_slot` width.
     pub slot_bits: u32,
-    /// A `HashTable`'s ways (0 for the other tables): its module's `dbg_busy` holds writes
-    /// back, and the host reads the ways (register T_WAYS) to check a key's set.
+    /// A table in sets' ways (a `HashTable`, an `Lru` in sets; 0 for the others): its
+    /// module's `dbg_busy` holds writes back, and the host reads the ways (register T_WAYS) to
+    /// check a key's set.
     pub ways: u32,
 }
 

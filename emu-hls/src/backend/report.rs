@@ -215,10 +215,16 @@ fn element_bits(k: &StateKind) -> (&'static str, String, usize) {
             let w = key.width() as usize + value.width() as usize + 1;
             ("CAM (registers, comparators)", format!("{w} × {size}"), w * *size as usize)
         }
-        StateKind::Lru { key, value, size } => {
+        StateKind::Lru { key, value, size, ways } if ways == size => {
             let age = StateKind::slot_width(*size) as usize;
             let w = key.width() as usize + value.width() as usize + 1 + age;
             ("LRU (registers, comparators, ages)", format!("{w} × {size}"), w * *size as usize)
+        }
+        StateKind::Lru { key, value, size, ways } => {
+            let age = crate::hw::address_width(*ways as u64) as usize;
+            let w = key.width() as usize + value.width() as usize + 1 + age;
+            let sets = *size / (*ways).max(1);
+            ("LRU in sets (block RAM, ages)", format!("{w} × {ways} × {sets}"), w * *size as usize)
         }
         StateKind::HashTable { key, value, size, ways } => {
             let w = key.width() as usize + value.width() as usize + 1;

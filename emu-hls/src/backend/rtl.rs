@@ -240,7 +240,7 @@ fn preloads(d: &Design) -> HashMap<StateNo, Vec<(StateId, Value)>> {
             let Some(k) = key_operand(sop) else { continue };
             let ValueDef::Result(def, _) = f.values[k].def else { continue };
             let def_op = &f.insts[def].op;
-            let late = matches!(def_op, Op::State(..)) && latency(def_op) >= 1 || matches!(def_op, Op::OnesSum(..));
+            let late = matches!(def_op, Op::State(..)) && latency(f, def_op) >= 1 || matches!(def_op, Op::OnesSum(..));
             if !late && d.sched.def_state(f, k).is_some_and(|ds| ds != n) {
                 out.entry(n).or_default().push((*s, k));
             }
@@ -533,7 +533,7 @@ impl<'a> Gen<'a> {
             ValueDef::Param(..) => id(format!("{name}_q")),
             ValueDef::Result(i, _) => {
                 let def = self.d.sched.inst_state[&i];
-                let late = matches!(f.insts[i].op, Op::State(..)) && latency(&f.insts[i].op) >= 1;
+                let late = matches!(f.insts[i].op, Op::State(..)) && latency(f, &f.insts[i].op) >= 1;
                 if def == at && !late {
                     id(name)
                 } else if late {
@@ -676,7 +676,7 @@ impl<'a> Gen<'a> {
         for (n, st) in d.sched.states.iter().enumerate() {
             for &i in &st.insts {
                 let op = &f.insts[i].op;
-                let lat = latency(op);
+                let lat = latency(f, op);
                 if !(matches!(op, Op::State(..)) && lat >= 1) {
                     continue;
                 }
@@ -1223,7 +1223,7 @@ impl<'a> Gen<'a> {
             items.extend(wires);
             body.extend(stmts);
             for &r in f.results(i) {
-                if self.registered.contains(&r) && !(matches!(op, Op::State(..)) && latency(op) >= 1) {
+                if self.registered.contains(&r) && !(matches!(op, Op::State(..)) && latency(f, op) >= 1) {
                     body.push(self.register_set(r, id(r.to_string()), self.width(r)));
                 }
             }
@@ -1455,7 +1455,7 @@ impl<'a> Gen<'a> {
             Op::OnesSum(..) => return Err("a sum outside a sum state".into()),
             Op::State(s, sop) => {
                 // Requests are driven by `element_requests`; here only the combinational reads.
-                if latency(op) == 0 && !results.is_empty() {
+                if latency(f, op) == 0 && !results.is_empty() {
                     let port = match sop {
                         StateOp::QueueIsEmpty => "empty",
                         StateOp::QueueIsFull => "full",
@@ -1815,14 +1815,28 @@ impl<'a> Gen<'a> {
                     _ => (None, false),
                 };
                 let table = match &decl.kind {
-                    StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } => Some(debug::Table {
-                        key: key.width() as u32,
-                        value: value.width() as u32,
-                        mask: false,
-                        writable: true,
-                        slot_bits: 0,
-                        ways: 0,
-                    }),
+                    StateKind::HashTable { key, value, ways, .. } | StateKind::Lru { key, value, ways, .. }
+                        if decl.kind.in_sets() && ways.is_power_of_two() =>
+                    {
+                        Some(debug::Table {
+                            key: key.width() as u32,
+                            value: value.width() as u32,
+                            mask: false,
+                            writable: true,
+                            slot_bits: 0,
+                            ways: *ways as u32,
+                        })
+                    }
+                    StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } if !decl.kind.in_sets() => {
+                        Some(debug::Table {
+                            key: key.width() as u32,
+                            value: value.width() as u32,
+                            mask: false,
+                            writable: true,
+                            slot_bits: 0,
+                            ways: 0,
+                        })
+                    }
                     StateKind::Tcam { key, value, size } => Some(debug::Table {
                         key: key.width() as u32,
                         value: value.width() as u32,
@@ -1830,14 +1844,6 @@ impl<'a> Gen<'a> {
                         writable: true,
                         slot_bits: index_width(*size as u64),
                         ways: 0,
-                    }),
-                    StateKind::HashTable { key, value, ways, .. } if ways.is_power_of_two() => Some(debug::Table {
-                        key: key.width() as u32,
-                        value: value.width() as u32,
-                        mask: false,
-                        writable: true,
-                        slot_bits: 0,
-                        ways: *ways as u32,
                     }),
                     // A queue's place k from the front: its value alone (no key).
                     StateKind::Queue { ty, .. } => Some(debug::Table {
@@ -1887,7 +1893,9 @@ impl<'a> Gen<'a> {
         // With the debug unit, tables in registers get a read port for it.
         if self.d.config.debug {
             match &self.d.func.states[s].kind {
-                StateKind::Cam { key, value, size } | StateKind::Lru { key, value, size } => {
+                StateKind::Cam { key, value, size } | StateKind::Lru { key, value, size, .. }
+                    if !self.d.func.states[s].kind.in_sets() =>
+                {
                     let (k, v) = (key.width() as u32, value.width() as u32);
                     let fields = [("key", "slot_key", k), ("value", "slot_value", v)];
                     hw::add_debug_read(&mut m, *size as u64, "slot_valid", &fields);
@@ -1904,10 +1912,14 @@ impl<'a> Gen<'a> {
                     // Writes go through its own set/clear request (debug::element_write).
                     hw::add_debug_read(&mut m, *size as u64, "rule_valid", &fields);
                 }
-                StateKind::HashTable { key, value, size, ways } => {
+                StateKind::HashTable { key, value, size, ways } | StateKind::Lru { key, value, size, ways } => {
                     let (k, v, n, ways) = (key.width() as u32, value.width() as u32, *size as u64, *ways as u64);
-                    if hw::add_hash_debug_read(&mut m, k, v, n, ways) {
-                        hw::add_hash_debug_write(&mut m, k, v, n, ways);
+                    let policy = match self.d.func.states[s].kind {
+                        StateKind::Lru { .. } => hw::Replacement::Lru,
+                        _ => hw::Replacement::RoundRobin,
+                    };
+                    if hw::add_hash_debug_read(&mut m, k, v, n, ways, policy) {
+                        hw::add_hash_debug_write(&mut m, k, v, n, ways, policy);
                     }
                 }
                 StateKind::Queue { ty, size } => hw::add_queue_debug_read(&mut m, ty.width() as u32, *size as u64),
@@ -1939,8 +1951,11 @@ impl<'a> Gen<'a> {
             StateKind::Array { ty, size } => {
                 hw::array_module_indexed(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size))
             }
-            StateKind::Lru { key, value, size } => {
+            StateKind::Lru { key, value, size, ways } if ways == size => {
                 hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
+            }
+            StateKind::Lru { key, value, size, ways } => {
+                hw::lru_sets_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)
             }
             StateKind::HashTable { key, value, size, ways } => {
                 hw::hash_table_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)

@@ -32,14 +32,12 @@ pub fn symbols(design: &Design) -> Value {
                     e["width"] = json!(ty.width());
                     e["size"] = json!(size);
                 }
-                StateKind::Cam { key, value, size }
-                | StateKind::Lru { key, value, size }
-                | StateKind::Tcam { key, value, size } => {
+                StateKind::Cam { key, value, size } | StateKind::Tcam { key, value, size } => {
                     e["key_width"] = json!(key.width());
                     e["value_width"] = json!(value.width());
                     e["size"] = json!(size);
                 }
-                StateKind::HashTable { key, value, size, ways } => {
+                StateKind::HashTable { key, value, size, ways } | StateKind::Lru { key, value, size, ways } => {
                     e["key_width"] = json!(key.width());
                     e["value_width"] = json!(value.width());
                     e["size"] = json!(size);

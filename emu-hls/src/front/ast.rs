@@ -79,8 +79,8 @@ pub struct Element {
     /// Its value types, in the order of its type parameters: `[T]` for `Register`, `Array` and
     /// `Queue`, `[K, V]` for the tables, none for `Counter`.
     pub types: Vec<Ty>,
-    /// Its const parameters, in order: `[BITS]` for `Counter`, `[N]` for `Array`, `Cam`,
-    /// `Lru`, `Tcam` and `Queue`, `[N, WAYS]` for `HashTable` (defaults filled in).
+    /// Its const parameters, in order: `[BITS]` for `Counter`, `[N]` for `Array`, `Cam`, `Tcam`
+    /// and `Queue`, `[N, WAYS]` for `HashTable` and `Lru` (defaults filled in).
     pub sizes: Vec<u64>,
 }
 
@@ -97,7 +97,7 @@ pub enum ElementKind {
     Cam,
     /// `HashTable<K, V, N, WAYS>`
     HashTable,
-    /// `Lru<K, V, N>`
+    /// `Lru<K, V, N, WAYS>`
     Lru,
     /// `Tcam<K, V, N>`
     Tcam,

@@ -537,12 +537,14 @@ impl<'a> Cx<'a> {
     }
 
     fn element(&mut self, kind: ElementKind, seg: &syn::PathSegment, whole: &syn::Type) -> Option<Element> {
-        // (number of type parameters, const parameters with their defaults)
+        // (number of type parameters, const parameters with their defaults; `Lru`'s WAYS
+        // defaults to its N, filled in below)
         let (n_types, consts): (usize, &[Option<u64>]) = match kind {
             ElementKind::Register => (1, &[]),
             ElementKind::Counter => (0, &[Some(64)]),
             ElementKind::Array | ElementKind::Queue => (1, &[None]),
-            ElementKind::Cam | ElementKind::Lru | ElementKind::Tcam => (2, &[None]),
+            ElementKind::Cam | ElementKind::Tcam => (2, &[None]),
+            ElementKind::Lru => (2, &[None, Some(0)]),
             ElementKind::HashTable => (2, &[None, Some(4)]),
         };
         let args: Vec<&syn::GenericArgument> = match &seg.arguments {
@@ -591,6 +593,7 @@ impl<'a> Cx<'a> {
                     Some(v) => sizes.push(v as u64),
                     None => ok = false,
                 },
+                None if kind == ElementKind::Lru => sizes.push(sizes.first().copied().unwrap_or(1)),
                 None => sizes.push(default.expect("checked by the count")),
             }
         }
@@ -603,6 +606,9 @@ impl<'a> Cx<'a> {
                 (ElementKind::Counter, _) => None,
                 (ElementKind::HashTable, [n, ways]) if *ways == 0 || n % ways != 0 || !(n / ways).is_power_of_two() => {
                     Some("`HashTable<K, V, N, WAYS>` needs N a positive multiple of WAYS with N / WAYS a power of two")
+                }
+                (ElementKind::Lru, [n, ways]) if *ways == 0 || n % ways != 0 || !(n / ways).is_power_of_two() => {
+                    Some("`Lru<K, V, N, WAYS>` needs N a positive multiple of WAYS with N / WAYS a power of two")
                 }
                 (_, [n, ..]) if *n == 0 => Some("a state element needs at least one entry"),
                 _ => None,

@@ -258,7 +258,7 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> StateB
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        body(KW as u32, VW as u32, N as u64, WAYS as u64)
+        body(KW as u32, VW as u32, N as u64, WAYS as u64, Replacement::RoundRobin)
     }
 }
 
@@ -286,8 +286,39 @@ pub fn hash_table_module(name: &str, key_width: u32, value_width: u32, size: u64
             Port::output_wire("resp_evicted", 1),
             Port::output_wire("resp_evicted_key", key_width),
         ],
-        items: body(key_width, value_width, size, ways),
+        items: body(key_width, value_width, size, ways, Replacement::RoundRobin),
     }
+}
+
+/// Which entry a full set gives up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replacement {
+    /// The way at the set's round-robin pointer (`emu_core::HashTable`); the pointers are
+    /// registers.
+    RoundRobin,
+    /// The set's least recently used way (`emu_core::Lru` in sets): each way's age, ⌈log2
+    /// WAYS⌉ bits, is kept in the set's word above its value, so a get that hits writes the word
+    /// back too; op 3 is a peek (answers, writes nothing).
+    Lru,
+}
+
+impl Replacement {
+    /// The bits of a way's age in the set's word.
+    fn age_bits(self, ways: u64) -> u32 {
+        match self {
+            Replacement::RoundRobin => 0,
+            Replacement::Lru => address_width(ways),
+        }
+    }
+}
+
+/// The module of an `emu_core::Lru<K, V, size, ways>` in `size / ways` sets: a hash table's
+/// ports, block RAM and two cycles per request ([`hash_table_module`]), with exact LRU
+/// replacement in each set; op codes `hw::Lru`'s (0 get, 1 insert, 2 remove, 3 peek).
+pub fn lru_sets_module(name: &str, key_width: u32, value_width: u32, size: u64, ways: u64) -> Module {
+    let mut m = hash_table_module(name, key_width, value_width, size, ways);
+    m.items = body(key_width, value_width, size, ways, Replacement::Lru);
+    m
 }
 
 /// Gives a hash table module a read port for the debugger (built only with the debug unit):
@@ -295,14 +326,14 @@ pub fn hash_table_module(name: &str, key_width: u32, value_width: u32, size: u64
 /// `dbg_key`, `dbg_value` (from its set's word, read through the block RAM's second port: they
 /// show the slot `dbg_slot` named one cycle before). `WAYS` must be a power of two; `false`,
 /// and no port, otherwise.
-pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) -> bool {
+pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> bool {
     if !ways.is_power_of_two() {
         return false;
     }
     let id = Expr::id;
     let (sb, wb) = (address_width(n / ways), address_width(ways));
     let sw = crate::verilog::index_width(n);
-    let entry_w = kw + vw;
+    let entry_w = kw + vw + policy.age_bits(ways);
     m.ports.push(Port::input("dbg_slot", sw));
     for (name, w) in [("dbg_valid", 1), ("dbg_key", kw), ("dbg_value", vw)] {
         m.ports.push(Port::output_wire(name, w));
@@ -340,10 +371,13 @@ pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) -> bo
 /// while a request is in flight and the cycle after (when the read port's word may predate
 /// the request's write): the debug unit writes only when it is low, between frames, after
 /// checking what the CPU checks (the key hashes to the slot's set, no other way holds it).
-pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) {
+/// With LRU replacement the set's ages move as the CPU's debugger write moves them: the old
+/// entry leaves as by a remove, the new one arrives as the set's most recently used.
+pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) {
     let id = Expr::id;
     let (sb, wb) = (address_width(n / ways), address_width(ways));
-    let entry_w = kw + vw;
+    let ab = policy.age_bits(ways);
+    let entry_w = kw + vw + ab;
     for (name, w) in [("dbg_we", 1), ("dbg_wvalid", 1), ("dbg_wkey", kw), ("dbg_wvalue", vw)] {
         m.ports.push(Port::input(name, w));
     }
@@ -358,16 +392,46 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64) {
             id("dbg_slot").slice(wb - 1, 0).equals(Expr::dec(wb, w as u128))
         }
     };
+    let set = debug_slot_set(sb, wb);
+    let age = |w: u64| id("dbg_word_q").slice(w as u32 * entry_w + kw + vw + ab - 1, w as u32 * entry_w + kw + vw);
+    if ab > 0 {
+        // The written slot's age, and whether it held an entry.
+        m.items.push(Item::wire("dbg_age", ab));
+        let slot_age = (1..ways).fold(age(0), |acc, w| Expr::mux(way_of_slot(w), age(w), acc));
+        m.items.push(Item::assign(id("dbg_age"), slot_age));
+    }
     let new_word = (0..ways)
         .rev()
         .map(|w| {
-            let old = id("dbg_word_q").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w);
-            Expr::mux(way_of_slot(w), Expr::concat(vec![id("dbg_wvalue"), id("dbg_wkey")]), old)
+            let lo = w as u32 * entry_w;
+            let old = id("dbg_word_q").slice(lo + kw + vw - 1, lo);
+            let entry = Expr::mux(way_of_slot(w), Expr::concat(vec![id("dbg_wvalue"), id("dbg_wkey")]), old);
+            if ab == 0 {
+                return entry;
+            }
+            // Another way of the set: one older when the new entry is younger than it was
+            // (valid, and the old entry, if any, was older), one younger when the emptied
+            // entry was older than it.
+            let valid_w = if n == 1 {
+                id("valid_flat")
+            } else if sb == 0 {
+                id("valid_flat").index(Expr::dec(wb, w as u128))
+            } else {
+                id("valid_flat").index(Expr::concat(vec![set.clone(), Expr::dec(wb, w as u128)]))
+            };
+            let older = id("dbg_wvalid").land(id("dbg_valid").lnot().lor(age(w).less_than(id("dbg_age"))));
+            let younger = id("dbg_wvalid").lnot().land(id("dbg_valid")).land(id("dbg_age").less_than(age(w)));
+            let one = Expr::dec(ab, 1);
+            let moved = Expr::mux(
+                valid_w.clone().land(older),
+                age(w).plus(one.clone()),
+                Expr::mux(valid_w.land(younger), age(w).minus(one), age(w)),
+            );
+            Expr::concat(vec![Expr::mux(way_of_slot(w), Expr::zero(ab), moved), entry])
         })
         .collect();
     m.items.push(Item::wire("dbg_new_word", ways as u32 * entry_w));
     m.items.push(Item::assign(id("dbg_new_word"), Expr::concat(new_word)));
-    let set = debug_slot_set(sb, wb);
     // Never while busy (the unit waits for dbg_busy anyway): so yosys sees this write and the
     // request's write-back exclusive, one RAM write port.
     let we = id("dbg_we").land(id("reset").lnot()).land(id("busy").lnot());
@@ -396,12 +460,15 @@ fn debug_slot_set(sb: u32, wb: u32) -> Expr {
 /// `ways`, shared by the block and [`hash_table_module`] so that the two cannot drift apart.
 /// (The op codes do not depend on the parameters: `HashTable::<1, 1, 1, 1>`'s are every
 /// `HashTable`'s.)
-fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
+fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     let id = Expr::id;
     let sets = n / ways;
     let sb = address_width(sets); // set numbers; 0 with one set
     let wb = address_width(ways); // way numbers; 0 with one way
-    let entry_w = kw + vw;
+    let lru = policy == Replacement::Lru;
+    let ab = policy.age_bits(ways); // age bits, above each way's value (LRU)
+    let round_robin = !lru && wb > 0; // a pointer per set
+    let entry_w = kw + vw + ab;
     let word_w = ways as u32 * entry_w;
     // A set's RAM word, valid bits and pointer, at the set number `at`.
     let at_set = |mem: &'static str, at: &'static str| -> Expr {
@@ -412,7 +479,10 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
         }
     };
     let way_key = |w: u64| id("word_q").slice(w as u32 * entry_w + kw - 1, w as u32 * entry_w);
-    let way_value = |w: u64| id("word_q").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w + kw);
+    let way_value = |w: u64| id("word_q").slice(w as u32 * entry_w + kw + vw - 1, w as u32 * entry_w + kw);
+    let way_age = |word: &'static str, w: u64| {
+        id(word).slice(w as u32 * entry_w + kw + vw + ab - 1, w as u32 * entry_w + kw + vw)
+    };
     let way = |w: u64| Expr::dec(wb, w as u128);
     // Set s's `per` bits of a flat vector: `vector[base +: per]`, the whole vector with one
     // set.
@@ -440,19 +510,29 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
     ];
 
     let mut items = vec![
-        Item::comment(format!(
-            "HashTable: {sets} sets of {ways} ways. A set's keys and values are one \
-             {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
-             key low); its valid bits and round-robin\npointer are registers. Two cycles \
-             per request: read the set's word, then compare,\nwrite back and answer."
-        )),
+        Item::comment(if lru {
+            format!(
+                "Lru: {sets} sets of {ways} ways. A set's keys, values and ages are one \
+                 {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
+                 key low, age high); its valid bits\nare registers. Two cycles per request: \
+                 read the set's word, then compare, write\nback and answer. An age is the \
+                 number of the set's entries used more recently."
+            )
+        } else {
+            format!(
+                "HashTable: {sets} sets of {ways} ways. A set's keys and values are one \
+                 {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
+                 key low); its valid bits and round-robin\npointer are registers. Two cycles \
+                 per request: read the set's word, then compare,\nwrite back and answer."
+            )
+        }),
         Item::memory("set_word", word_w, sets).with_attr("ram_style", "block"),
         // Flat vectors rather than memories, so that a reset clears them in one
         // assignment: set s's valid bits are valid_flat[s*WAYS +: WAYS], its pointer
         // ptr_flat[s*PTR_BITS +: PTR_BITS].
         Item::reg("valid_flat", n as u32),
     ];
-    if wb > 0 {
+    if round_robin {
         items.push(Item::reg("ptr_flat", sets as u32 * wb));
     }
     items.push(Item::reg("busy", 1));
@@ -494,7 +574,7 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
 
     // Initial contents and reset.
     let mut clear = vec![Stmt::nb(id("valid_flat"), Expr::zero(n as u32))];
-    if wb > 0 {
+    if round_robin {
         clear.push(Stmt::nb(id("ptr_flat"), Expr::zero(sets as u32 * wb)));
     }
     clear.push(Stmt::nb(id("busy"), Expr::bit(false)));
@@ -550,7 +630,7 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
         items.push(Item::assign(id("valid_base"), flat_base(sb, ways as u32, n)));
     }
     items.push(Item::assign(id("valid_bits"), flat("valid_flat", "valid_base", ways as u32)));
-    if wb > 0 {
+    if round_robin {
         items.push(Item::wire("ptr", wb));
         if sb > 0 {
             items.push(Item::wire("ptr_base", address_width(sets * wb as u64)));
@@ -578,6 +658,12 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
     if wb > 0 {
         regs.extend([("hit_way", wb), ("free_way", wb), ("target", wb)]);
     }
+    if lru && wb > 0 {
+        regs.push(("victim_way", wb));
+    }
+    if ab > 0 {
+        regs.push(("hit_age", ab));
+    }
     for (name, w) in &regs {
         items.push(Item::reg(*name, *w));
     }
@@ -597,26 +683,45 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
         compare.push(Stmt::if_(valid(w).land(way_key(w).equals(id("key_q"))), found));
         compare.push(Stmt::if_(valid(w).lnot(), set_way("full", false, "free_way", w)));
     }
-    // The victim, at the pointer.
+    // The victim: at the pointer, or (LRU) the way of the oldest age (a full set's ages are
+    // exactly 0..WAYS).
     compare.push(Stmt::blocking(id("victim_key"), way_key(0)));
     compare.push(Stmt::blocking(id("victim_value"), way_value(0)));
-    for w in 1..ways {
-        compare.push(Stmt::if_(
-            is_way("ptr", w),
-            vec![Stmt::blocking(id("victim_key"), way_key(w)), Stmt::blocking(id("victim_value"), way_value(w))],
-        ));
+    if lru && wb > 0 {
+        compare.push(Stmt::blocking(id("victim_way"), way(0)));
     }
-    // The way an insert writes: the hit, else the lowest empty, else the victim.
+    for w in 1..ways {
+        let mut pick =
+            vec![Stmt::blocking(id("victim_key"), way_key(w)), Stmt::blocking(id("victim_value"), way_value(w))];
+        let at = if lru {
+            pick.push(Stmt::blocking(id("victim_way"), way(w)));
+            way_age("word_q", w).equals(Expr::dec(ab, (ways - 1) as u128))
+        } else {
+            is_way("ptr", w)
+        };
+        compare.push(Stmt::if_(at, pick));
+    }
+    if ab > 0 {
+        compare.push(Stmt::blocking(id("hit_age"), way_age("word_q", 0)));
+        for w in 1..ways {
+            compare.push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(id("hit_age"), way_age("word_q", w))]));
+        }
+    }
+    // The way an insert writes (and, LRU, a get hit makes the most recent): the hit, else the
+    // lowest empty, else the victim.
     if wb > 0 {
+        let victim = if lru { id("victim_way") } else { id("ptr") };
         compare.push(Stmt::blocking(
             id("target"),
-            Expr::mux(id("hit"), id("hit_way"), Expr::mux(id("full"), id("ptr"), id("free_way"))),
+            Expr::mux(id("hit"), id("hit_way"), Expr::mux(id("full"), victim, id("free_way"))),
         ));
     }
     compare.push(Stmt::blocking(id("new_word"), id("word_q")));
     compare.push(Stmt::blocking(id("insert_valid"), id("valid_bits")));
     compare.push(Stmt::blocking(id("remove_valid"), id("valid_bits")));
-    let entry_slice = |w: u64| id("new_word").slice((w as u32 + 1) * entry_w - 1, w as u32 * entry_w);
+    let entry_slice = |w: u64| id("new_word").slice(w as u32 * entry_w + kw + vw - 1, w as u32 * entry_w);
+    let op_is = |op: u64| id("op_q").equals(Expr::dec(2, op as u128));
+    let (op_insert, op_remove) = (HashTable::<1, 1, 1, 1>::OP_INSERT, HashTable::<1, 1, 1, 1>::OP_REMOVE);
     let bit_of = |name: &'static str, w: u64| {
         if ways == 1 {
             Expr::id(name)
@@ -625,8 +730,10 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
         }
     };
     for w in 0..ways {
+        // (LRU: only an insert writes the entry; a get's target is its hit.)
+        let write_entry = if lru { is_way("target", w).land(op_is(op_insert)) } else { is_way("target", w) };
         compare.push(Stmt::if_(
-            is_way("target", w),
+            write_entry,
             vec![Stmt::blocking(entry_slice(w), Expr::concat(vec![id("value_q"), id("key_q")]))],
         ));
         compare
@@ -634,15 +741,38 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
         compare
             .push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(bit_of("remove_valid", w), Expr::bit(false))]));
     }
+    if ab > 0 {
+        // The ages: a remove makes the set's entries older than the removed one a step
+        // younger; anything else that writes makes the target the most recent and the valid
+        // entries younger than it (all of them when it is new) a step older.
+        let one = Expr::dec(ab, 1);
+        for w in 0..ways {
+            let age = way_age("word_q", w);
+            let younger = valid(w).land(id("hit_age").less_than(age.clone()));
+            let older = valid(w).land(id("hit").lnot().lor(age.clone().less_than(id("hit_age"))));
+            let new_age = way_age("new_word", w);
+            compare.push(Stmt::if_else(
+                op_is(op_remove),
+                vec![Stmt::if_(younger, vec![Stmt::blocking(new_age.clone(), age.clone().minus(one.clone()))])],
+                vec![Stmt::if_else(
+                    is_way("target", w),
+                    vec![Stmt::blocking(new_age.clone(), Expr::zero(ab))],
+                    vec![Stmt::if_(older, vec![Stmt::blocking(new_age, age.plus(one.clone()))])],
+                )],
+            ));
+        }
+    }
     items.push(Item::always_comb(compare));
 
     // The RAM port: read in the first cycle, write back in the second.
-    let op_is = |op: u64| id("op_q").equals(Expr::dec(2, op as u128));
     items.push(Item::Blank);
-    items.push(Item::comment(
+    items.push(Item::comment(if lru {
+        "The RAM port: the first cycle reads the set's word, the second writes it back\n\
+         (after an insert, a get that hit or a remove that hit)."
+    } else {
         "The RAM port: the first cycle reads the set's word, an insert's second cycle\n\
-         writes it back.",
-    ));
+         writes it back."
+    }));
     items.push(Item::always_posedge(
         "clock",
         vec![Stmt::if_(
@@ -650,7 +780,12 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
             vec![Stmt::if_else(
                 id("busy"),
                 vec![Stmt::if_(
-                    op_is(HashTable::<1, 1, 1, 1>::OP_INSERT),
+                    if lru {
+                        // Everything but a peek and a miss changes the set's ages.
+                        op_is(op_insert).lor(id("hit").land(op_is(3).lnot()))
+                    } else {
+                        op_is(op_insert)
+                    },
                     vec![Stmt::nb(at_set("set_word", "set_q"), id("new_word"))],
                 )],
                 vec![Stmt::if_(id("req_valid"), vec![Stmt::nb(id("word_q"), id("set_word").index(req_set.clone()))])],
@@ -664,7 +799,7 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64) -> Vec<Item> {
         Stmt::nb(id("resp_evicted_key_q"), id("victim_key")),
         Stmt::nb(id("resp_value_q"), id("victim_value")),
     ];
-    if wb > 0 {
+    if round_robin {
         evict.push(Stmt::nb(
             flat("ptr_flat", "ptr_base", wb),
             Expr::mux(id("ptr").equals(way(ways - 1)), way(0), id("ptr").plus(way(1))),

@@ -83,7 +83,7 @@ pub use cam::{cam_module, cam_module_loaded, Cam, LoadedEntry};
 pub use counter::{counter_module, Counter};
 pub use hash_table::{
     add_debug_read as add_hash_debug_read, add_debug_write as add_hash_debug_write, crc32_matrix, hash_table_module,
-    Crc32Matrix, HashTable,
+    lru_sets_module, Crc32Matrix, HashTable, Replacement,
 };
 pub use lru::{add_debug_write as add_lru_debug_write, lru_module, Lru};
 pub use queue::{add_debug_read as add_queue_debug_read, queue_module, Queue};

@@ -603,7 +603,7 @@ block0:
         fn check<const N: usize>(seed: u64) {
             let f = dispatcher(
                 "lru",
-                |b| b.lru("t", crate::ir::u(16), crate::ir::u(8), N as u32),
+                |b| b.lru("t", crate::ir::u(16), crate::ir::u(8), N as u32, N as u32),
                 5,
                 |b, t, n| {
                     let k = b.pkt_read(1, 2);

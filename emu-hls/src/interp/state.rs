@@ -15,7 +15,8 @@
 //! as it is, because it would hash the 32-byte form of a `BitVec` rather than the
 //! `⌈width / 8⌉` bytes of the NF's key type; so the sets are the CPU's `Cam`s and the set
 //! index is the CPU's [`crc32`](emu_core::state::crc32) over the key's own bytes, tested
-//! against `emu_core::HashTable` on real key types.
+//! against `emu_core::HashTable` on real key types. An `Lru` in sets is [`LruSets`] the same
+//! way, its sets the CPU's fully associative `Lru`s.
 
 use crate::ir::{BitVec, Function, StateId, StateKind};
 use core::fmt;
@@ -274,25 +275,35 @@ impl LruImpl for ModelLru {
     }
 }
 
-/// `emu_core::HashTable<K, V, size, ways>` for a key of `key_bytes` bytes: `size / ways`
-/// sets, each a CAM of `ways` slots (the CPU's `Cam`, or [`ModelCam`] for an odd number of
-/// ways), the set of a key being `crc32(key's big-endian bytes) & (sets − 1)`.
+/// A table in sets, placed as `emu_core::HashTable` and `emu_core::Lru` in sets place keys of
+/// `key_bytes` bytes: `size / ways` sets of `T`, the set of a key being `crc32(key's big-endian
+/// bytes) & (sets − 1)`. The CPU's tables over `BitVec` cannot be used as they are, because
+/// they would hash the 32-byte form of a `BitVec` rather than the key's own bytes.
 #[derive(Debug)]
-pub struct HashSets {
-    sets: Vec<Box<dyn CamImpl + Send>>,
+pub struct Sets<T> {
+    sets: Vec<T>,
     ways: usize,
     key_bytes: usize,
 }
 
-impl HashSets {
+/// `emu_core::HashTable<K, V, size, ways>`: sets that are CAMs of `ways` slots (the CPU's `Cam`,
+/// or [`ModelCam`] for an odd number of ways).
+pub type HashSets = Sets<Box<dyn CamImpl + Send>>;
+
+/// `emu_core::Lru<K, V, size, ways>` with more than one set: sets that are LRU tables of `ways`
+/// slots.
+pub type LruSets = Sets<Box<dyn LruImpl + Send>>;
+
+impl<T> Sets<T> {
     /// An empty table of `size` entries in sets of `ways` (`size / ways` a power of two, as
-    /// the verifier checks; anything else is rounded down to one) for keys of `key_width` bits.
-    pub fn new(size: u32, ways: u32, key_width: u16) -> HashSets {
+    /// the verifier checks; anything else is rounded down to one) for keys of `key_width` bits,
+    /// each set made by `new_set(ways)`.
+    pub fn with(size: u32, ways: u32, key_width: u16, new_set: impl Fn(u32) -> T) -> Sets<T> {
         let ways = ways.max(1);
         let sets = (size / ways).max(1);
         let sets = if sets.is_power_of_two() { sets } else { 1 };
-        HashSets {
-            sets: (0..sets).map(|_| new_cam(ways)).collect(),
+        Sets {
+            sets: (0..sets).map(|_| new_set(ways)).collect(),
             ways: ways as usize,
             key_bytes: (key_width as usize).div_ceil(8),
         }
@@ -312,32 +323,76 @@ impl HashSets {
         emu_core::state::crc32(&be) as usize & (self.sets.len() - 1)
     }
 
-    /// `HashTable::get`.
-    pub fn get(&self, k: BitVec) -> Option<BitVec> {
-        self.sets[self.set_of(&k)].get(k)
+    fn of(&self, k: &BitVec) -> &T {
+        &self.sets[self.set_of(k)]
     }
-    /// `HashTable::contains`.
-    pub fn contains(&self, k: BitVec) -> bool {
-        self.sets[self.set_of(&k)].contains(k)
+
+    fn of_mut(&mut self, k: &BitVec) -> &mut T {
+        let s = self.set_of(k);
+        &mut self.sets[s]
     }
-    /// `HashTable::insert`.
-    pub fn insert(&mut self, k: BitVec, v: BitVec) -> Option<(BitVec, BitVec)> {
-        let s = self.set_of(&k);
-        self.sets[s].insert(k, v)
-    }
-    /// `HashTable::remove`.
-    pub fn remove(&mut self, k: BitVec) -> Option<BitVec> {
-        let s = self.set_of(&k);
-        self.sets[s].remove(k)
-    }
-    /// `HashTable::entries`: (slot, key, value) in slot order, slot = set × ways + way.
-    pub fn entries(&self) -> Vec<(usize, BitVec, BitVec)> {
+
+    /// Each set's (way, key, value) as (slot, key, value), slot = set × ways + way.
+    fn flat(&self, entries: impl Fn(&T) -> Vec<(usize, BitVec, BitVec)>) -> Vec<(usize, BitVec, BitVec)> {
         let ways = self.ways;
         self.sets
             .iter()
             .enumerate()
-            .flat_map(|(set, c)| c.entries().into_iter().map(move |(way, k, v)| (set * ways + way, k, v)))
+            .flat_map(|(set, t)| entries(t).into_iter().map(move |(way, k, v)| (set * ways + way, k, v)))
             .collect()
+    }
+}
+
+impl HashSets {
+    /// An empty hash table (see [`Sets::with`]).
+    pub fn new(size: u32, ways: u32, key_width: u16) -> HashSets {
+        Sets::with(size, ways, key_width, new_cam)
+    }
+
+    /// `HashTable::get`.
+    pub fn get(&self, k: BitVec) -> Option<BitVec> {
+        self.of(&k).get(k)
+    }
+    /// `HashTable::contains`.
+    pub fn contains(&self, k: BitVec) -> bool {
+        self.of(&k).contains(k)
+    }
+    /// `HashTable::insert`.
+    pub fn insert(&mut self, k: BitVec, v: BitVec) -> Option<(BitVec, BitVec)> {
+        self.of_mut(&k).insert(k, v)
+    }
+    /// `HashTable::remove`.
+    pub fn remove(&mut self, k: BitVec) -> Option<BitVec> {
+        self.of_mut(&k).remove(k)
+    }
+    /// `HashTable::entries`: (slot, key, value) in slot order, slot = set × ways + way.
+    pub fn entries(&self) -> Vec<(usize, BitVec, BitVec)> {
+        self.flat(|c| c.entries())
+    }
+}
+
+/// `Lru` in sets: each set its own LRU table.
+impl LruImpl for LruSets {
+    fn get(&mut self, k: BitVec) -> Option<BitVec> {
+        self.of_mut(&k).get(k)
+    }
+    fn peek(&self, k: BitVec) -> Option<BitVec> {
+        self.of(&k).peek(k)
+    }
+    fn contains(&self, k: BitVec) -> bool {
+        self.of(&k).contains(k)
+    }
+    fn insert(&mut self, k: BitVec, v: BitVec) -> Option<(BitVec, BitVec)> {
+        self.of_mut(&k).insert(k, v)
+    }
+    fn remove(&mut self, k: BitVec) -> Option<BitVec> {
+        self.of_mut(&k).remove(k)
+    }
+    fn entries(&self) -> Vec<(usize, BitVec, BitVec)> {
+        self.flat(|l| l.entries())
+    }
+    fn keys_by_recency(&self) -> Vec<BitVec> {
+        self.sets.iter().flat_map(|l| l.keys_by_recency()).collect()
     }
 }
 
@@ -630,7 +685,10 @@ impl State {
                     StateKind::Register { ty } => Element::Register(Register::new(BitVec::zero(ty.width()))),
                     StateKind::Array { size, .. } => Element::Array(new_array(*size)),
                     StateKind::Cam { size, .. } => Element::Cam(new_cam(*size)),
-                    StateKind::Lru { size, .. } => Element::Lru(new_lru(*size)),
+                    StateKind::Lru { size, ways, .. } if ways == size => Element::Lru(new_lru(*size)),
+                    StateKind::Lru { key, size, ways, .. } => {
+                        Element::Lru(Box::new(LruSets::with(*size, *ways, key.width(), new_lru)))
+                    }
                     StateKind::HashTable { key, size, ways, .. } => {
                         Element::HashTable(HashSets::new(*size, *ways, key.width()))
                     }
@@ -992,6 +1050,42 @@ mod test {
         check::<u16, 2, 2>(4, 16, |x| x as u16 * 7, |k| BitVec::new(16, k as u64));
     }
 
+    /// [`LruSets`] is `emu_core::Lru` in sets on the NF's own key types: the same sets,
+    /// evictions, slots and per-set recency orders.
+    #[test]
+    fn lru_sets_match_the_cpu_lru_in_sets() {
+        fn check<const N: usize, const W: usize>(seed: u64) {
+            let mut cpu: emu_core::Lru<u32, u16, N, W> = emu_core::Lru::default();
+            let mut sets = LruSets::with(N as u32, W as u32, 32, new_lru);
+            let mut next = rng(seed);
+            let key = |k: u32| BitVec::new(32, k as u64);
+            let value = |v: Option<u16>| v.map(|v| BitVec::new(16, v as u64));
+            let mut evictions = 0;
+            for step in 0..20_000 {
+                let k = (next(3 * N as u64) as u32).wrapping_mul(0x9e37_79b9);
+                let v = next(1 << 16) as u16;
+                assert_eq!(sets.set_of(&key(k)), cpu.set_of(k), "step {step}");
+                match next(5) {
+                    0 => assert_eq!(sets.remove(key(k)), value(cpu.remove(k)), "step {step}"),
+                    1 => assert_eq!(sets.peek(key(k)), value(cpu.peek(k)), "step {step}"),
+                    2 => assert_eq!(sets.get(key(k)), value(cpu.get(k)), "step {step}"),
+                    _ => {
+                        let want = cpu.insert(k, v).map(|(k, v)| (key(k), BitVec::new(16, v as u64)));
+                        evictions += want.is_some() as usize;
+                        assert_eq!(sets.insert(key(k), BitVec::new(16, v as u64)), want, "step {step}");
+                    }
+                }
+                let want: Vec<_> = cpu.entries().map(|(i, k, v)| (i, key(k), BitVec::new(16, v as u64))).collect();
+                assert_eq!(sets.entries(), want, "step {step}");
+                assert_eq!(sets.keys_by_recency(), cpu.keys_by_recency().map(key).collect::<Vec<_>>(), "step {step}");
+            }
+            assert!(evictions > 100, "{evictions} evictions");
+        }
+        check::<16, 4>(5);
+        check::<64, 8>(6);
+        check::<8, 1>(7);
+    }
+
     #[test]
     fn model_array_matches_the_cpu_array() {
         let mut cpu: Box<dyn ArrayImpl + Send> = Box::new(Array::<BitVec, 7>::new());
@@ -1008,10 +1102,10 @@ mod test {
         let mut f = Function::new("x", 64);
         f.add_state("big", StateKind::Cam { key: crate::ir::u(8), value: crate::ir::u(8), size: 100 });
         f.add_state("wide", StateKind::Counter { bits: 12 });
-        f.add_state("old", StateKind::Lru { key: crate::ir::u(8), value: crate::ir::u(8), size: 100 });
+        f.add_state("old", StateKind::Lru { key: crate::ir::u(8), value: crate::ir::u(8), size: 100, ways: 100 });
         f.add_state("acl", StateKind::Tcam { key: crate::ir::u(8), value: crate::ir::u(8), size: 65 });
         f.add_state("fifo", StateKind::Queue { ty: crate::ir::u(8), size: 1000 });
-        f.add_state("fast", StateKind::Lru { key: crate::ir::u(8), value: crate::ir::u(8), size: 7 });
+        f.add_state("fast", StateKind::Lru { key: crate::ir::u(8), value: crate::ir::u(8), size: 7, ways: 7 });
         let s = State::new(&f);
         let d = format!("{s:?}");
         for model in ["ModelCam", "ModelLru", "ModelTcam", "ModelQueue"] {

@@ -178,9 +178,9 @@ impl Builder {
         self.func.add_state(name, StateKind::Cam { key, value, size })
     }
 
-    /// Declares `lru<key, value, size>` called `name`.
-    pub fn lru(&mut self, name: &str, key: Type, value: Type, size: u32) -> StateId {
-        self.func.add_state(name, StateKind::Lru { key, value, size })
+    /// Declares `lru<key, value, size, ways>` called `name` (`ways = size`: fully associative).
+    pub fn lru(&mut self, name: &str, key: Type, value: Type, size: u32, ways: u32) -> StateId {
+        self.func.add_state(name, StateKind::Lru { key, value, size, ways })
     }
 
     /// Declares `hash_table<key, value, size, ways>` called `name`.

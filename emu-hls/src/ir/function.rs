@@ -58,15 +58,19 @@ pub enum StateKind {
         /// Number of slots (≥ 1).
         size: u32,
     },
-    /// `lru<K, V, size>`: `Lru<K, V, N>`, fully associative, evicts exactly the least recently
-    /// used entry (an entry is used by an insert and by a `get` that hits).
+    /// `lru<K, V, size>` (fully associative) or `lru<K, V, size, ways>` (`size / ways` sets, a
+    /// power of two, placed as a `hash_table`'s): `Lru<K, V, N, WAYS>`, evicts exactly the least
+    /// recently used entry of the key's set (an entry is used by an insert and by a `get` that
+    /// hits).
     Lru {
         /// The key type.
         key: Type,
         /// The value type.
         value: Type,
-        /// Number of slots (≥ 1).
+        /// Number of slots (≥ 1): a positive multiple of `ways`.
         size: u32,
+        /// Ways per set: `size` when fully associative.
+        ways: u32,
     },
     /// `hash_table<K, V, size, ways>`: `HashTable<K, V, N, WAYS>`, `size / ways` sets (a
     /// power of two) of `ways` ways; a key's set is the low bits of the CRC-32 of its
@@ -116,6 +120,16 @@ impl StateKind {
         }
     }
 
+    /// A table in sets in block RAM (a `hash_table`, an `lru` of more than one set): every
+    /// access reads its set's word and writes it back.
+    pub fn in_sets(&self) -> bool {
+        match self {
+            StateKind::HashTable { .. } => true,
+            StateKind::Lru { size, ways, .. } => ways < size,
+            _ => false,
+        }
+    }
+
     /// The width of a slot number of a `tcam` (`tcam.lookup_slot`'s result): enough bits to
     /// number `size` slots, at least 1 — `⌈log2 size⌉`, as the hardware's slot ports.
     pub fn slot_width(size: u32) -> u16 {
@@ -156,7 +170,8 @@ impl fmt::Display for StateKind {
             StateKind::Register { ty } => write!(f, "register<{ty}>"),
             StateKind::Array { ty, size } => write!(f, "array<{ty}, {size}>"),
             StateKind::Cam { key, value, size } => write!(f, "cam<{key}, {value}, {size}>"),
-            StateKind::Lru { key, value, size } => write!(f, "lru<{key}, {value}, {size}>"),
+            StateKind::Lru { key, value, size, ways } if ways == size => write!(f, "lru<{key}, {value}, {size}>"),
+            StateKind::Lru { key, value, size, ways } => write!(f, "lru<{key}, {value}, {size}, {ways}>"),
             StateKind::HashTable { key, value, size, ways } => {
                 write!(f, "hash_table<{key}, {value}, {size}, {ways}>")
             }

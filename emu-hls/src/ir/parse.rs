@@ -310,7 +310,8 @@ impl Parser {
                     c.comma()?;
                     let size = c.u32("the number of slots")?;
                     if kind == "lru" {
-                        StateKind::Lru { key, value, size }
+                        let ways = if c.eat(',') { c.u32("the number of ways")? } else { size };
+                        StateKind::Lru { key, value, size, ways }
                     } else {
                         StateKind::Tcam { key, value, size }
                     }
@@ -637,7 +638,7 @@ mod test {
         let r = b.register("r", u(48));
         let a = b.array("a", u(16), 1024);
         let t = b.cam("t", u(256), u(8), 4);
-        let l = b.lru("l", u(16), u(8), 3);
+        let l = b.lru("l", u(16), u(8), 3, 3);
         let h = b.hash_table("h", u(16), u(48), 1024, 4);
         let tc = b.tcam("tc", u(16), u(8), 5);
         let q = b.queue("q", u(8), 100);

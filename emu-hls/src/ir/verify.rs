@@ -158,7 +158,7 @@ impl<'f> Verifier<'f> {
                     }
                 }
                 StateKind::Cam { key, value, size }
-                | StateKind::Lru { key, value, size }
+                | StateKind::Lru { key, value, size, .. }
                 | StateKind::Tcam { key, value, size } => {
                     self.check_type(&loc, "the key", *key);
                     self.check_type(&loc, "the value", *value);
@@ -166,24 +166,28 @@ impl<'f> Verifier<'f> {
                         self.err(&loc, format!("{} needs at least one slot", s.kind.with_article()));
                     }
                 }
-                StateKind::HashTable { key, value, size, ways } => {
+                StateKind::HashTable { key, value, .. } => {
                     self.check_type(&loc, "the key", *key);
                     self.check_type(&loc, "the value", *value);
-                    if *ways == 0 || *size == 0 || size % ways != 0 || !(size / ways).is_power_of_two() {
-                        self.err(
-                            &loc,
-                            format!(
-                                "a hash_table of {size} entries in sets of {ways} ways; the size must be a positive \
-                                 multiple of the ways, with a power of two of sets"
-                            ),
-                        );
-                    }
                 }
                 StateKind::Queue { ty, size } => {
                     self.check_type(&loc, "the element", *ty);
                     if *size == 0 {
                         self.err(&loc, "a queue needs room for at least one value");
                     }
+                }
+            }
+            // Tables in sets: as many sets as a power of two, all of `ways` ways.
+            if let StateKind::HashTable { size, ways, .. } | StateKind::Lru { size: size @ 1.., ways, .. } = &s.kind {
+                if *ways == 0 || *size == 0 || size % ways != 0 || !(size / ways).is_power_of_two() {
+                    self.err(
+                        &loc,
+                        format!(
+                            "{} of {size} entries in sets of {ways} ways; the size must be a positive \
+                             multiple of the ways, with a power of two of sets",
+                            s.kind.with_article()
+                        ),
+                    );
                 }
             }
         }

@@ -331,7 +331,7 @@ impl<'a> Lower<'a> {
                         let n = *param(&el.sizes, 0, f.span)? as u32;
                         match el.kind {
                             ElementKind::Cam => self.b.cam(&f.name, k, v, n),
-                            ElementKind::Lru => self.b.lru(&f.name, k, v, n),
+                            ElementKind::Lru => self.b.lru(&f.name, k, v, n, *param(&el.sizes, 1, f.span)? as u32),
                             ElementKind::Tcam => self.b.tcam(&f.name, k, v, n),
                             _ => self.b.hash_table(&f.name, k, v, n, *param(&el.sizes, 1, f.span)? as u32),
                         }

@@ -128,9 +128,9 @@ pub struct Path {
 /// Cycles after a request before an operation's results can be used: 1 for the ops whose
 /// result is registered (block-RAM and CAM responses, sums), 0 for combinational ones
 /// (registers and counters are read directly).
-pub fn latency(op: &Op) -> u32 {
+pub fn latency(func: &Function, op: &Op) -> u32 {
     match op {
-        Op::State(_, s) => match s {
+        Op::State(id, s) => match s {
             // Read from the element's registers in the same cycle.
             StateOp::CounterGet
             | StateOp::RegGet
@@ -138,7 +138,7 @@ pub fn latency(op: &Op) -> u32 {
             | StateOp::QueueIsFull
             | StateOp::QueueLen => 0,
             s if s.writes() && result_count(s) == 0 => 0,
-            s if occupancy(s) == 2 => 2,
+            _ if occupancy(&func.states[*id].kind) == 2 => 2,
             _ => 1,
         },
         Op::OnesSum(..) => 1,
@@ -146,12 +146,14 @@ pub fn latency(op: &Op) -> u32 {
     }
 }
 
-/// Cycles an access keeps its element's request port: a hash table reads the set's word in
-/// one cycle and writes it back in the next (`hw::HashTable`), the others take one.
-pub fn occupancy(s: &StateOp) -> usize {
-    match s {
-        StateOp::HashGet(_) | StateOp::HashContains(_) | StateOp::HashInsert(..) | StateOp::HashRemove(_) => 2,
-        _ => 1,
+/// Cycles an access keeps its element's request port: a table in block RAM (a hash table, an
+/// LRU in sets) reads the set's word in one cycle and writes it back in the next
+/// (`hw::HashTable`), the others take one.
+pub fn occupancy(kind: &crate::ir::StateKind) -> usize {
+    if kind.in_sets() {
+        2
+    } else {
+        1
     }
 }
 
@@ -317,13 +319,13 @@ impl Schedule {
             st.insts.push(inst);
             st.depth = st.depth.max(depth);
             self.inst_state.insert(inst, cur);
-            if let Op::State(id, s) = op {
-                free_at.insert(*id, cur + occupancy(s));
+            if let Op::State(id, _) = op {
+                free_at.insert(*id, cur + occupancy(&func.states[*id].kind));
             }
             wrote_packet |= writes_pkt;
             set_len |= matches!(op, Op::PktSetLen(_));
             for &r in func.results(inst) {
-                defs.insert(r, (cur, depth, latency(op)));
+                defs.insert(r, (cur, depth, latency(func, op)));
             }
         }
         // The terminator: its operands (and those of the bare returns it jumps to) must be

@@ -24,8 +24,10 @@
 //! - Keys longer than [`MAX_KEY`] and values longer than [`MAX_VALUE`] pass through uncached,
 //!   as do multi-key gets, `gets` and messages of several datagrams (the first one still
 //!   invalidates its key).
-//! - Replacement: the least recently used of [`CACHE_SLOTS`] entries (an `Lru` over a 32-bit
-//!   digest of the key; the full key is kept and compared, so a digest collision is a miss).
+//! - Replacement: the least recently used of the [`CACHE_WAYS`] entries of the key's set, of
+//!   [`CACHE_SLOTS`] entries in all (an `Lru` in sets over a 32-bit digest of the key, as a
+//!   hardware cache keeps it in block RAM; the full key is kept and compared, so a digest
+//!   collision is a miss).
 //!
 //! **Server mode** answers SET, GET and DELETE by itself (`Reply`), ASCII and binary, storing
 //! up to [`CACHE_SLOTS`] entries with LRU replacement (an evicted entry is gone, as in
@@ -61,6 +63,8 @@ pub mod memcached_cache {
     pub const MAX_VALUE: usize = 64;
     /// Entries of the cache.
     pub const CACHE_SLOTS: usize = 1024;
+    /// Entries of a set of the cache's index: LRU replacement is within the key's set.
+    pub const CACHE_WAYS: usize = 4;
     /// Misses awaiting the server's answer (a direct-mapped table: a newer miss in the same
     /// slot replaces the older, which then fills nothing).
     pub const PENDING_SLOTS: usize = 64;
@@ -150,8 +154,8 @@ pub mod memcached_cache {
         pub server_port: Port,
         /// memcached's UDP port.
         pub udp_port: u16,
-        /// Key digest → entry slot, least recently used evicted first.
-        pub index: Lru<u32, u16, CACHE_SLOTS>,
+        /// Key digest → entry slot, the least recently used of the digest's set evicted first.
+        pub index: Lru<u32, u16, CACHE_SLOTS, CACHE_WAYS>,
         /// Entry slots handed out so far (slots `0..used` are in `index`).
         pub used: Register<u16>,
         /// By entry slot: the key, [`KEY_WORDS`] words each, zero past its length.
@@ -354,20 +358,20 @@ pub mod memcached_cache {
                 self.index.insert(digest, s);
                 return s as usize;
             }
-            // Entries are never removed from `index` (invalidation clears `entries`), so the
-            // slots in use are exactly 0..used.
+            // Entries are never removed from `index` (invalidation clears `entries`) and an
+            // evicted digest hands its slot to the new one, so each of the slots 0..used is
+            // held by exactly one digest: a new digest takes slot `used` while there is one,
+            // unless its set is full, and then (as always once all are used) the victim's.
             let n = self.used.get();
-            if (n as usize) < CACHE_SLOTS {
+            let fresh = (n as usize) < CACHE_SLOTS;
+            let mut slot = if fresh { n } else { 0 };
+            if let Some((_, s)) = self.index.insert(digest, slot) {
+                slot = s;
+                self.index.insert(digest, slot);
+            } else if fresh {
                 self.used.set(n + 1);
-                self.index.insert(digest, n);
-                return n as usize;
             }
-            let mut victim = 0u16;
-            if let Some((_, s)) = self.index.insert(digest, 0) {
-                victim = s;
-            }
-            self.index.insert(digest, victim);
-            victim as usize
+            slot as usize
         }
 
         /// Stores the value of `vlen` bytes at `vstart` and `flags` in entry `slot`, whose key

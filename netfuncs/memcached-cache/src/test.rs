@@ -304,18 +304,63 @@ fn malformed_input_is_dropped() {
     assert_eq!(n.hits.get() + n.fills.get(), 0);
 }
 
-/// Least recently used replacement: the cache holds CACHE_SLOTS keys; a hit keeps a key.
+/// The slot of the index entry `fill` just wrote (its digest, and the set it is in, are the
+/// key's): the entry `after` has that `before` had not.
+fn filled_slot(before: &[(usize, u32, u16)], after: &[(usize, u32, u16)]) -> usize {
+    after.iter().find(|e| !before.contains(e)).expect("the fill wrote the index").0
+}
+
+/// Least recently used replacement within a key's set of CACHE_WAYS entries: a new key in a
+/// full set evicts the set's least recently used key, a hit keeps a key, and other sets are
+/// untouched.
 #[test]
 fn lru_replacement() {
     let mut n = cache();
-    for i in 0..CACHE_SLOTS {
+    let entries = |n: &MemcachedCache| n.index.entries().collect::<Vec<_>>();
+    let mut set_keys: Vec<Vec<String>> = vec![Vec::new(); CACHE_SLOTS / CACHE_WAYS];
+    let mut i = 0u16;
+    let mut fill_next = |n: &mut MemcachedCache| {
+        let key = format!("key{i}");
+        let before = entries(n);
+        fill(n, i, &key, "v");
+        i += 1;
+        (filled_slot(&before, &entries(n)) / CACHE_WAYS, key)
+    };
+    // Until one set is full.
+    let full = loop {
+        let (set, key) = fill_next(&mut n);
+        set_keys[set].push(key);
+        if set_keys[set].len() == CACHE_WAYS {
+            break set;
+        }
+    };
+    let oldest = set_keys[full].clone();
+    assert!(hits(&mut n, &oldest[0]), "{} is now its set's most recently used", oldest[0]);
+    // Until a new key lands in that set (others fill other sets, evicting there only).
+    let newcomer = loop {
+        let (set, key) = fill_next(&mut n);
+        if set == full {
+            break key;
+        }
+    };
+    assert!(hits(&mut n, &newcomer) && hits(&mut n, &oldest[0]));
+    assert!(!hits(&mut n, &oldest[1]), "{} was its set's least recently used", oldest[1]);
+    assert!(hits(&mut n, &oldest[2]) && hits(&mut n, &oldest[3]));
+}
+
+/// The cache holds CACHE_SLOTS keys: filled far past that, each entry slot is held by exactly
+/// one digest of the index (an evicted digest hands its slot on), and the last keys filled hit.
+#[test]
+fn every_slot_is_used_once() {
+    let mut n = cache();
+    let keys = 3 * CACHE_SLOTS;
+    for i in 0..keys {
         fill(&mut n, i as u16, &format!("key{i}"), "v");
     }
-    assert!(hits(&mut n, "key0"), "key0 is now the most recently used");
-    fill(&mut n, 100, "new", "v");
-    assert!(hits(&mut n, "new") && hits(&mut n, "key0"));
-    assert!(!hits(&mut n, "key1"), "key1 was the least recently used");
-    assert!(hits(&mut n, "key2"));
+    let mut slots: Vec<u16> = n.index.entries().map(|(_, _, slot)| slot).collect();
+    slots.sort();
+    assert_eq!(slots, (0..CACHE_SLOTS as u16).collect::<Vec<_>>());
+    assert!((keys - 10..keys).all(|i| hits(&mut n, &format!("key{i}"))));
 }
 
 /// Server mode, ASCII: set, get, delete, and memcached's errors.
