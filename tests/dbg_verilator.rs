@@ -58,7 +58,7 @@ fn script() -> Vec<Event> {
                 index: 0,
                 op: WatchOp::Ge,
                 operand: 4u64.to_be_bytes().to_vec(),
-                record: false,
+                record: true,
             },
         ),
         Frames(vec![(0, frame(0xff, 0x11, 4)), (1, frame(0x33, 0x12, 5)), (2, frame(0xff, 0x13, 6))]),
@@ -154,7 +154,12 @@ fn on_cpu_of(nf: &Nf, events: &[Event]) -> Run {
 }
 
 fn design_of(nf: &Nf, debug: bool) -> Design {
-    let mut d = Design::from_descriptor(nf.desc, &nf.config, 64, 1518).unwrap();
+    design_at(nf, debug, 64)
+}
+
+/// The NF's hardware on a `width`-bit bus.
+fn design_at(nf: &Nf, debug: bool, width: usize) -> Design {
+    let mut d = Design::from_descriptor(nf.desc, &nf.config, width, 1518).unwrap();
     d.config.debug = debug;
     d
 }
@@ -174,7 +179,11 @@ fn symbols() -> Vec<SymbolInfo> {
 }
 
 fn bench_of(nf: &Nf) -> DebugBench {
-    let (model, _) = VerilatorModel::build(&design_of(nf, true), None).unwrap_or_else(|e| panic!("{e}"));
+    bench_at(nf, 64)
+}
+
+fn bench_at(nf: &Nf, width: usize) -> DebugBench {
+    let (model, _) = VerilatorModel::build(&design_at(nf, true, width), None).unwrap_or_else(|e| panic!("{e}"));
     DebugBench::new(model).unwrap()
 }
 
@@ -187,7 +196,11 @@ fn on_hardware(events: &[Event]) -> Run {
 }
 
 fn on_hardware_of(nf: &Nf, events: &[Event]) -> Run {
-    let mut bench = bench_of(nf);
+    on_hardware_at(nf, events, 64)
+}
+
+fn on_hardware_at(nf: &Nf, events: &[Event], width: usize) -> Run {
+    let mut bench = bench_at(nf, width);
     let mut unit = HwUnit::new(nf.desc.name, symbols_of(nf));
     unit.check(&mut bench).unwrap();
     let mut messages = vec![];
@@ -236,16 +249,18 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
     assert_eq!(reply(33).0, Status::BadIndex);
     assert_eq!(reply(34).0, Status::NoSuchKey);
     assert_eq!(reply(35).0, Status::BadValue);
-    let hits: Vec<(u64, Vec<u8>)> = cpu
+    let hits: Vec<(u64, Vec<u8>, Option<(u8, Vec<u8>)>)> = cpu
         .iter()
         .filter_map(|m| match m {
-            Message::Notification { notification: Notification::WatchHit { packet_no, value, .. }, .. } => {
-                Some((*packet_no, value.clone()))
+            Message::Notification { notification: Notification::WatchHit { packet_no, value, packet, .. }, .. } => {
+                Some((*packet_no, value.clone(), packet.clone()))
             }
             _ => None,
         })
         .collect();
-    assert_eq!(hits, [(5, 4u64.to_be_bytes().to_vec())], "the watch fired once, after the sixth frame");
+    // The sixth frame, 66 bytes from port 2: recorded, its first 64 (no trace is on).
+    let sixth = (2, frame(0xff, 0x13, 6)[..64].to_vec());
+    assert_eq!(hits, [(5, 4u64.to_be_bytes().to_vec(), Some(sixth))], "the watch fired once, after the sixth frame");
     assert_eq!(reply(6), (Status::Ok, Reply::Step { released: 3, held: 1 }));
     assert_eq!(reply(9).0, Status::NotBroken);
     assert_eq!(reply(12), (Status::Ok, Reply::Entry(101u64.to_be_bytes().to_vec())));
@@ -265,7 +280,7 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
 }
 
 #[test]
-fn what_the_hardware_unit_cannot_do_yet_it_says() {
+fn a_watch_slot_the_unit_lacks_is_refused() {
     let mut bench = bench();
     let mut unit = HwUnit::new("learning_switch", symbols());
     let mut ask = |request: Request| {
@@ -274,8 +289,6 @@ fn what_the_hardware_unit_cannot_do_yet_it_says() {
         unit.control(&encode(&Message::Request { seq: 8, request: Request::Status }), &mut bench);
         status
     };
-    let record = Request::Watch { slot: 0, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: true };
-    assert_eq!(ask(record), Status::Unsupported);
     assert_eq!(
         ask(Request::Watch { slot: 4, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: false }),
         Status::NoSlot
@@ -422,41 +435,63 @@ fn emu_dbg_drives_a_running_emu_sim() {
 }
 
 /// A trace notification without what differs by target (latency: ns on the CPU, cycles in
-/// hardware; the hardware records no bytes).
-fn traced(messages: &[Message]) -> Vec<(u64, u8, emu_debug::protocol::TraceVerdict, u16)> {
+/// hardware).
+type Traced = (u64, u8, emu_debug::protocol::TraceVerdict, u16, Vec<u8>);
+
+fn traced(messages: &[Message]) -> Vec<Traced> {
     messages
         .iter()
         .filter_map(|m| match m {
             Message::Notification {
-                notification: Notification::Trace { packet_no, in_port, verdict, len, .. },
+                notification: Notification::Trace { packet_no, in_port, verdict, len, bytes, .. },
                 ..
-            } => Some((*packet_no, *in_port, *verdict, *len)),
+            } => Some((*packet_no, *in_port, *verdict, *len, bytes.clone())),
             _ => None,
         })
         .collect()
 }
 
+/// The records carry each frame's first bytes as it arrived (up to the snap length; the
+/// hardware keeps 64), whatever the NF then does to it.
 #[test]
 fn the_trace_records_each_frame_and_its_verdict_as_on_the_cpu() {
     use emu_debug::protocol::TraceVerdict;
     use Event::*;
+    let sent = [
+        (1, frame(0x11, 0x12, 2)),
+        (1, vec![2; 10]),
+        (0, frame(0x11, 0x11, 3)),
+        (2, frame(0x12, 0x13, 4)),
+        (0, frame(0xff, 0x11, 5)),
+        (0, frame(0xff, 0x11, 6)),
+        (3, frame(0x13, 0x11, 7)),
+    ];
     let events = vec![
         Frames(vec![(0, frame(0xff, 0x11, 1))]),
         Ask(1, Request::Trace { on: true, snap: 64 }),
-        Frames(vec![(1, frame(0x11, 0x12, 2)), (1, vec![2; 10]), (0, frame(0x11, 0x11, 3))]),
-        Frames(vec![(2, frame(0x12, 0x13, 4)), (0, frame(0xff, 0x11, 5))]),
+        Frames(sent[..3].to_vec()),
+        Frames(sent[3..5].to_vec()),
         Ask(2, Request::Trace { on: false, snap: 0 }),
-        Frames(vec![(0, frame(0xff, 0x11, 6))]),
+        Frames(sent[5..6].to_vec()),
+        Ask(3, Request::Trace { on: true, snap: 20 }),
+        Frames(sent[6..].to_vec()),
+        Ask(4, Request::Trace { on: false, snap: 0 }),
     ];
     let (cpu_ports, cpu) = on_cpu(&events);
     let (hw_ports, hw) = on_hardware(&events);
     assert_eq!(hw_ports, cpu_ports);
+    // Two beats of the 256-bit bus hold the 64 bytes that take eight of the 64-bit one.
+    let (wide_ports, wide) = on_hardware_at(&switch(), &events, 256);
+    assert_eq!(wide_ports, cpu_ports);
+    assert_eq!(traced(&wide), traced(&cpu));
+    let head = |i: usize, snap: usize| sent[i].1[..sent[i].1.len().min(snap)].to_vec();
     let want = vec![
-        (1, 1, TraceVerdict::Send(0b0001), 62),
-        (2, 1, TraceVerdict::Drop(emu::DropReason::Runt as u8), 10),
-        (3, 0, TraceVerdict::Drop(emu::DropReason::SamePort as u8), 63),
-        (4, 2, TraceVerdict::Send(0b0010), 64),
-        (5, 0, TraceVerdict::Send(0b1110), 65),
+        (1, 1, TraceVerdict::Send(0b0001), 62, head(0, 64)),
+        (2, 1, TraceVerdict::Drop(emu::DropReason::Runt as u8), 10, head(1, 64)),
+        (3, 0, TraceVerdict::Drop(emu::DropReason::SamePort as u8), 63, head(2, 64)),
+        (4, 2, TraceVerdict::Send(0b0010), 64, head(3, 64)),
+        (5, 0, TraceVerdict::Send(0b1110), 65, head(4, 64)),
+        (7, 3, TraceVerdict::Send(0b0100), 60, head(6, 20)),
     ];
     assert_eq!(traced(&cpu), want);
     assert_eq!(traced(&hw), want);

@@ -169,7 +169,7 @@ impl<T: Transport> Client<T> {
                     .next()
                     .map(|w| w.parse::<u16>().map_err(|_| format!("`{w}` is not a byte count")))
                     .transpose()?
-                    .unwrap_or(64);
+                    .unwrap_or(crate::protocol::DEFAULT_SNAP);
                 self.request(Request::Trace { on, snap })?;
                 format!("trace {}", if on { "on" } else { "off" })
             }

@@ -7,18 +7,17 @@
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
 //!
-//! What the hardware unit does not do yet answers `unsupported`: recording the packet that
-//! fired a watch. `Array` elements are read and written between frames; table slots (`Cam`,
-//! `Lru`, `Tcam`, `HashTable`) and a `Queue`'s places are read at any time, and table slots
-//! written between frames. Its trace records carry no bytes of the packet, and their latency is in
-//! cycles (the CPU's: ns). Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot;
-//! a `lookup` reads them in slot order. It holds [`HOLD_DEPTH`] frame
-//! on `break` (the ingress's slot); frames behind it wait upstream under back-pressure, none is
-//! dropped and none passes, so it never sends `hold_full`.
+//! `Array` elements are read and written between frames; table slots (`Cam`, `Lru`, `Tcam`,
+//! `HashTable`) and a `Queue`'s places are read at any time, and table slots written between
+//! frames. Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot; a `lookup` reads
+//! them in slot order. Trace records and the frame a recording watch keeps carry the frame's
+//! first [`TRACE_SNAP`] bytes at most; a record's latency is in cycles (the CPU's: ns). It
+//! holds [`HOLD_DEPTH`] frame on `break` (the ingress's slot); frames behind it wait upstream
+//! under back-pressure, none is dropped and none passes, so it never sends `hold_full`.
 
 use crate::protocol::{
     decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
-    TraceVerdict, UnitStatus, WatchOp,
+    TraceVerdict, UnitStatus, WatchOp, DEFAULT_SNAP,
 };
 
 /// The ID register's value: "EMUD".
@@ -27,6 +26,9 @@ pub const ID: u32 = 0x454d_5544;
 pub const WATCH_SLOTS: usize = 4;
 /// Trace records the hardware buffers between two looks of the host.
 pub const TRACE_DEPTH: u16 = 8;
+/// Bytes of each frame a hardware trace record or recording watch keeps: a longer snap length
+/// gets these.
+pub const TRACE_SNAP: u16 = crate::protocol::DEFAULT_SNAP;
 /// Frames the hardware holds on `break`.
 pub const HOLD_DEPTH: u16 = 1;
 /// Words of the staging register: values of up to 256 bits.
@@ -69,6 +71,14 @@ pub mod reg {
     /// Cycles from the frame's first beat in to its verdict.
     pub const TR_LATENCY: u32 = 0x06c;
     pub const TR_LEN: u32 = 0x070;
+    /// The oldest record's first [`TRACE_SNAP`](super::TRACE_SNAP) bytes of its frame as it
+    /// arrived, 4 a word, the first in bits 7:0 (0 past the frame's end).
+    pub const TR_BYTES: u32 = 0x200;
+    /// Per watch slot s, at `+ 4 s`: the frame its last hit came after, `[7:0]` its input port,
+    /// `[31:16]` its length.
+    pub const W_FRAME: u32 = 0x240;
+    /// Per watch slot s, at `+ 0x40 s`: that frame's first bytes, as [`TR_BYTES`].
+    pub const W_BYTES: u32 = 0x280;
     /// A table's registers, from its symbol's window, at slot INDEX.
     pub const T_VALID: u32 = 0x000;
     pub const T_KEY: u32 = 0x100;
@@ -127,11 +137,28 @@ pub struct HwUnit {
     nf: String,
     symbols: Vec<SymbolInfo>,
     last_seq: Option<u32>,
-    /// Per slot: armed on (symbol, index), and the hits seen so far.
-    watches: [Option<(u16, u64)>; WATCH_SLOTS],
+    /// Per slot: what it is armed on.
+    watches: [Option<Watched>; WATCH_SLOTS],
     notes: u32,
     hits: u32,
-    tracing: bool,
+    /// The trace's snap length while it is on.
+    trace_snap: Option<u16>,
+}
+
+/// A watch slot's symbol, the hits seen so far, and whether a hit records its frame.
+#[derive(Clone, Copy)]
+struct Watched {
+    id: u16,
+    hits: u64,
+    record: bool,
+}
+
+/// The first `len` (at most [`TRACE_SNAP`]) bytes of a frame the unit kept, from the words at
+/// `base`.
+fn frame_bytes(regs: &mut dyn Registers, base: u32, len: usize) -> Vec<u8> {
+    let n = len.min(TRACE_SNAP as usize);
+    let words: Vec<u32> = (0..n.div_ceil(4) as u32).map(|k| regs.read(base + 4 * k)).collect();
+    words.into_iter().flat_map(u32::to_le_bytes).take(n).collect()
 }
 
 fn value_bytes(s: &SymbolInfo) -> usize {
@@ -179,14 +206,14 @@ impl HwUnit {
             watches: [None; WATCH_SLOTS],
             notes: 0,
             hits: 0,
-            tracing: false,
+            trace_snap: None,
         }
     }
 
     /// Whether a trace is on: the host should then poll often enough that the hardware's
     /// [`TRACE_DEPTH`] records do not overflow (a frame takes tens of cycles).
     pub fn tracing(&self) -> bool {
-        self.tracing
+        self.trace_snap.is_some()
     }
 
     /// Checks that the hardware is a debug unit with these symbols: `Err` says what differs.
@@ -226,10 +253,11 @@ impl HwUnit {
     /// (encoded).
     pub fn poll(&mut self, regs: &mut dyn Registers) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        if self.tracing {
+        if let Some(snap) = self.trace_snap {
             for _ in 0..regs.read(reg::TRACE_COUNT) {
                 let meta = regs.read(reg::TR_META);
                 let detail = regs.read(reg::TR_DETAIL);
+                let len = regs.read(reg::TR_LEN) as u16;
                 let notification = Notification::Trace {
                     packet_no: regs.read(reg::TR_PACKET) as u64,
                     in_port: meta as u8,
@@ -239,8 +267,8 @@ impl HwUnit {
                         TraceVerdict::Drop(detail as u8)
                     },
                     latency: regs.read(reg::TR_LATENCY),
-                    len: regs.read(reg::TR_LEN) as u16,
-                    bytes: Vec::new(),
+                    len,
+                    bytes: frame_bytes(regs, reg::TR_BYTES, len.min(snap) as usize),
                 };
                 regs.write(reg::TRACE_POP, 1);
                 out.push(encode(&Message::Notification { seq: self.notes, notification }));
@@ -248,20 +276,25 @@ impl HwUnit {
             }
         }
         for slot in 0..WATCH_SLOTS {
-            let Some((id, seen)) = self.watches[slot] else { continue };
+            let Some(Watched { id, hits: seen, record }) = self.watches[slot] else { continue };
             let hits = regs.read(reg::watch(slot, reg::W_HITS)) as u64;
             if hits == seen {
                 continue;
             }
-            self.watches[slot] = Some((id, hits));
+            self.watches[slot] = Some(Watched { id, hits, record });
             self.hits += 1;
             let packet_no = regs.read(reg::watch(slot, reg::W_PACKET)) as u64;
             let value = regs.read(reg::watch(slot, reg::W_VALUE)) as u64
                 | (regs.read(reg::watch(slot, reg::W_VALUE + 4)) as u64) << 32;
             let n = value_bytes(&self.symbols[id as usize]);
             let value = value.to_be_bytes()[8 - n..].to_vec();
-            let notification =
-                Notification::WatchHit { slot: slot as u8, id, index: 0, packet_no, value, packet: None };
+            // The frame, cut as the CPU cuts it: to the trace's snap length, if one is on.
+            let packet = record.then(|| {
+                let frame = regs.read(reg::W_FRAME + 4 * slot as u32);
+                let len = ((frame >> 16) as u16).min(self.trace_snap.unwrap_or(DEFAULT_SNAP));
+                (frame as u8, frame_bytes(regs, reg::W_BYTES + 0x40 * slot as u32, len as usize))
+            });
+            let notification = Notification::WatchHit { slot: slot as u8, id, index: 0, packet_no, value, packet };
             out.push(encode(&Message::Notification { seq: self.notes, notification }));
             self.notes += 1;
         }
@@ -479,7 +512,7 @@ impl HwUnit {
                 trace_depth: TRACE_DEPTH,
                 hold_depth: HOLD_DEPTH,
                 broken: regs.read(reg::CONTROL) & 1 != 0,
-                tracing: self.tracing,
+                tracing: self.trace_snap.is_some(),
                 nf: self.nf.clone(),
             }),
             Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
@@ -547,7 +580,7 @@ impl HwUnit {
                 if slot as usize >= WATCH_SLOTS {
                     return Err(Status::NoSlot);
                 }
-                if !scalar(s) || s.value_width > 64 || record {
+                if !scalar(s) || s.value_width > 64 {
                     return Err(Status::Unsupported);
                 }
                 if index != 0 {
@@ -566,7 +599,7 @@ impl HwUnit {
                 regs.write(reg::watch(slot, reg::W_OP), op.code() as u32);
                 let hits = regs.read(reg::watch(slot, reg::W_HITS)) as u64;
                 regs.write(reg::watch(slot, reg::W_SYM), reg::ARMED | id as u32);
-                self.watches[slot] = Some((id, hits));
+                self.watches[slot] = Some(Watched { id, hits, record });
                 Reply::Empty
             }
             Request::Unwatch { slot } => {
@@ -581,10 +614,9 @@ impl HwUnit {
                 }
                 Reply::Empty
             }
-            Request::Trace { on, .. } => {
-                // The hardware records no bytes: the snap length is the client's wish only.
+            Request::Trace { on, snap } => {
                 regs.write(reg::TRACE, on as u32);
-                self.tracing = on;
+                self.trace_snap = on.then_some(snap);
                 Reply::Empty
             }
             Request::Break => {
@@ -614,7 +646,7 @@ impl HwUnit {
             }
             Request::Status => Reply::Status(UnitStatus {
                 broken: regs.read(reg::CONTROL) & 1 != 0,
-                tracing: self.tracing,
+                tracing: self.trace_snap.is_some(),
                 held: Self::held(regs),
                 passed_while_full: 0,
                 watch_hits: self.hits,

@@ -16,6 +16,8 @@ pub const HEADER_LEN: usize = 12;
 pub const MAX_PAYLOAD: usize = 1488;
 /// The most bytes of a packet a trace or watch notification copies.
 pub const MAX_SNAP: u16 = 1400;
+/// The snap length of `trace on` without one, and of a recording watch while no trace is on.
+pub const DEFAULT_SNAP: u16 = 64;
 
 /// What a message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

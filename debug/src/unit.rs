@@ -311,7 +311,7 @@ impl Unit {
             });
         }
         let symbols = state.symbols();
-        let snap = self.trace_snap.unwrap_or(crate::protocol::MAX_SNAP) as usize;
+        let snap = self.trace_snap.unwrap_or(crate::protocol::DEFAULT_SNAP) as usize;
         let mut fired = Vec::new();
         for (slot, w) in self.watches.iter_mut().enumerate() {
             let Some(w) = w else { continue };

@@ -24,11 +24,13 @@
 //!   else `COMMIT` answers busy and nothing changes.
 //! - **watchpoints**: [`WATCH_SLOTS`] comparators on the low 64 bits of a register or
 //!   counter, checked when the core finishes a frame, with the protocol's operators and
-//!   edge semantics (a comparison fires when it becomes true; `changes` on every change).
+//!   edge semantics (a comparison fires when it becomes true; `changes` on every change);
+//!   each keeps the input port, length and first bytes of the frame it last fired after.
 //! - **tables**: `Cam`, `Lru`, `Tcam` and `HashTable` slots and a `Queue`'s places, read
 //!   through a port their modules get with the unit; `Array` elements read and written
 //!   through their request port between frames.
-//! - **trace**: a record per frame at its verdict in a FIFO the host empties.
+//! - **trace**: a record per frame at its verdict in a FIFO the host empties, with the frame's
+//!   first [`TRACE_SNAP`] bytes as they arrived (snooped off the ingress's beats).
 //!
 //! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
 //! the cycles per frame are those of the build without it.
@@ -38,7 +40,7 @@
 //! In docs/debug-protocol.md ("The hardware unit"), from `emu_debug::hw::reg`'s constants.
 
 use crate::verilog::{Expr, Item, Stmt};
-pub use emu_debug::hw::{reg, DATA_WORDS, HOLD_DEPTH, ID, WATCH_SLOTS};
+pub use emu_debug::hw::{reg, DATA_WORDS, HOLD_DEPTH, ID, TRACE_SNAP, WATCH_SLOTS};
 use emu_debug::protocol::Status;
 
 /// A symbol of the unit: state element or probe number `n`, instance `st_<name>`.
@@ -253,6 +255,15 @@ pub struct Core {
     pub send: Expr,
     /// The ingress takes the first beat of a frame this cycle.
     pub first_beat: Expr,
+    /// The ingress takes a beat of a frame this cycle.
+    pub beat: Expr,
+    /// The number of that beat in its frame (from 0; it stops at the packet buffer's end), and
+    /// the width of the number.
+    pub beat_no: (Expr, u32),
+    /// The beat's bytes, 0 where its `tkeep` bit is low (the frame's first byte in bits 7:0).
+    pub beat_data: Expr,
+    /// Bytes of a beat.
+    pub bus: u32,
 }
 
 /// Trace records the FIFO holds.
@@ -433,6 +444,8 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             ("hits_q", 32),
             ("packet_q", 32),
             ("value_q", 64),
+            ("frame_q", 32),
+            ("bytes_q", 8 * TRACE_SNAP as u32),
         ] {
             items.push(Item::reg(r(name), w));
         }
@@ -498,6 +511,12 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
                                     Stmt::nb(id(r("hits_q")), id(r("hits_q")).plus(hex(32, 1))),
                                     Stmt::nb(id(r("packet_q")), id("dbg_packets_q").minus(hex(32, 1))),
                                     Stmt::nb(id(r("value_q")), id(r("val"))),
+                                    // The frame, for a watch that records it.
+                                    Stmt::nb(
+                                        id(r("frame_q")),
+                                        Expr::concat(vec![id("rx_len_q"), Expr::zero(8), id("in_port_q")]),
+                                    ),
+                                    Stmt::nb(id(r("bytes_q")), id("dbg_bytes_q")),
                                 ],
                             ),
                         ],
@@ -510,7 +529,11 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             (reg::watch(s, reg::W_PACKET), id(r("packet_q"))),
             (reg::watch(s, reg::W_VALUE), id(r("value_q")).slice(31, 0)),
             (reg::watch(s, reg::W_VALUE + 4), id(r("value_q")).slice(63, 32)),
+            (reg::W_FRAME + 4 * s as u32, id(r("frame_q"))),
         ]);
+        for k in 0..TRACE_SNAP as u32 / 4 {
+            reads.push((reg::W_BYTES + 0x40 * s as u32 + 4 * k, id(r("bytes_q")).slice(32 * k + 31, 32 * k)));
+        }
     }
     for s in symbols {
         let Some(w) = s.width else { continue };
@@ -610,10 +633,14 @@ fn trace(
     for (name, w) in TRACE_REGS {
         items.push(Item::reg(*name, *w));
     }
-    // The frame in the ingress and in the core: when its first beat came.
-    for (name, w) in [("dbg_in_t0_q", 32), ("dbg_t0_q", 32), ("dbg_pend_q", 96)] {
+    // The frame in the ingress and in the core: when its first beat came, and its first bytes.
+    let snap = 8 * TRACE_SNAP as u32;
+    for (name, w) in
+        [("dbg_in_t0_q", 32), ("dbg_t0_q", 32), ("dbg_pend_q", 96), ("dbg_in_bytes_q", snap), ("dbg_bytes_q", snap)]
+    {
         items.push(Item::reg(name, w));
     }
+    items.push(Item::memory("dbg_tr_bytes", snap, TRACE_DEPTH as u64));
     // The record: packet, meta, detail, latency, length.
     let depth = TRACE_DEPTH as u64;
     for (name, w) in
@@ -665,7 +692,11 @@ fn trace(
     for name in ["dbg_tr_packet", "dbg_tr_meta", "dbg_tr_detail", "dbg_tr_latency", "dbg_tr_len"] {
         push.push(Stmt::nb(id(name).index(tail.clone()), id(format!("{name}_new"))));
     }
+    // (A refused frame's bytes are the core's copy too: taken the cycle before its record.)
+    push.push(Stmt::nb(id("dbg_tr_bytes").index(tail.clone()), id("dbg_bytes_q")));
     let take = id("dbg_take");
+    run.extend(snoop(core));
+    run.push(Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_bytes_q"), id("dbg_in_bytes_q"))]));
     run.extend([
         Stmt::nb(id("dbg_now_q"), id("dbg_now_q").plus(Expr::hex(32, 1))),
         Stmt::nb(id("dbg_sending_q"), core.send.clone()),
@@ -728,4 +759,31 @@ fn trace(
         (reg::TR_LATENCY, head("dbg_tr_latency", 32)),
         (reg::TR_LEN, head("dbg_tr_len", 16)),
     ]);
+    for k in 0..TRACE_SNAP as u32 / 4 {
+        reads.push((reg::TR_BYTES + 4 * k, id("dbg_tr_bytes").index(id("dbg_tr_head_q")).slice(32 * k + 31, 32 * k)));
+    }
+}
+
+/// The ingress's beats into `dbg_in_bytes_q`, up to [`TRACE_SNAP`] bytes: the first beat
+/// clears what it does not fill, so bytes past the frame's end read 0.
+fn snoop(core: &Core) -> Vec<Stmt> {
+    let snap = 8 * TRACE_SNAP as u32;
+    let beat_bits = 8 * core.bus;
+    let (no, no_w) = core.beat_no.clone();
+    let buffer = id("dbg_in_bytes_q");
+    (0..snap.div_ceil(beat_bits))
+        .map(|b| {
+            let lo = b * beat_bits;
+            let hi = (lo + beat_bits).min(snap) - 1;
+            let data = fit(core.beat_data.clone(), beat_bits, hi - lo + 1);
+            let write = if b == 0 { fit(data, hi + 1, snap) } else { data };
+            let target = if b == 0 { buffer.clone() } else { buffer.clone().slice(hi, lo) };
+            let this_beat = if no_w < 32 && u64::from(b) >= 1u64 << no_w {
+                Expr::bit(false)
+            } else {
+                no.clone().equals(Expr::dec(no_w, b as u128))
+            };
+            Stmt::if_(core.beat.clone().land(this_beat), vec![Stmt::nb(target, write)])
+        })
+        .collect()
 }

@@ -856,6 +856,18 @@ impl<'a> Gen<'a> {
                     .land(id("s_axis_tvalid"))
                     .land(id("in_len_q").equals(Expr::zero(16)))
                     .land(id("in_over_q").lnot()),
+                beat: id("in_full_q").lnot().land(id("s_axis_tvalid")),
+                beat_no: (id("in_beat_q"), self.bw),
+                beat_data: Expr::concat(
+                    (0..self.bus)
+                        .rev()
+                        .map(|lane| {
+                            let byte = id("s_axis_tdata").slice(8 * lane + 7, 8 * lane);
+                            Expr::mux(id("s_axis_tkeep").bit_at(lane), byte, Expr::zero(8))
+                        })
+                        .collect(),
+                ),
+                bus: self.bus,
             };
             items.extend(debug::items(&self.debug_symbols(), &core));
         }
