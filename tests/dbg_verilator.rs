@@ -13,11 +13,13 @@
 
 use emu::{Config, NfDescriptor};
 use emu_cpu::{DebugOptions, Debugger, Frame, MemoryDevice, Runner};
-use emu_debug::hw::HwUnit;
-use emu_debug::protocol::{decode, encode, Message, Notification, Reply, Request, Status, SymbolInfo, WatchOp};
+use emu_debug::hw::{HwUnit, Registers};
+use emu_debug::protocol::{
+    decode, encode, Message, Notification, Reply, Request, Status, SymbolInfo, WatchOp, UNIT_MAC,
+};
 use emu_hls::backend::model::{Driver, Pacing};
 use emu_hls::backend::Design;
-use emu_sim::hw_debug::DebugBench;
+use emu_sim::hw_debug::{DebugBench, InBand};
 use emu_sim::verilator::VerilatorModel;
 use proptest::prelude::*;
 
@@ -115,7 +117,8 @@ fn reply_to(messages: &[Message], seq: u32) -> (Status, Reply) {
 struct Nf {
     desc: &'static NfDescriptor,
     config: Config,
-    /// The management port on the CPU target (the hardware unit is reached by its registers).
+    /// The management port: of the CPU target, and of the hardware's in-band path (the
+    /// hardware unit is reached by its registers too).
     mgmt: u8,
 }
 
@@ -161,6 +164,7 @@ fn design_of(nf: &Nf, debug: bool) -> Design {
 fn design_at(nf: &Nf, debug: bool, width: usize) -> Design {
     let mut d = Design::from_descriptor(nf.desc, &nf.config, width, 1518).unwrap();
     d.config.debug = debug;
+    d.config.debug_port = Some(nf.mgmt);
     d
 }
 
@@ -200,25 +204,54 @@ fn on_hardware_of(nf: &Nf, events: &[Event]) -> Run {
 }
 
 fn on_hardware_at(nf: &Nf, events: &[Event], width: usize) -> Run {
-    let mut bench = bench_at(nf, width);
+    drive(nf, events, &mut bench_at(nf, width))
+}
+
+/// As [`on_hardware_of`], the unit reached in band: its registers through control frames on
+/// the management port.
+fn on_hardware_in_band(nf: &Nf, events: &[Event]) -> Run {
+    let mut bench = bench_of(nf);
+    drive(nf, events, &mut InBand::new(&mut bench, nf.mgmt))
+}
+
+/// The hardware's registers, and the bench behind them.
+trait Hardware: Registers {
+    fn bench(&mut self) -> &mut DebugBench;
+}
+
+impl Hardware for DebugBench {
+    fn bench(&mut self) -> &mut DebugBench {
+        self
+    }
+}
+
+impl Hardware for InBand<'_> {
+    fn bench(&mut self) -> &mut DebugBench {
+        self.bench
+    }
+}
+
+/// The events on the hardware, `HwUnit` answering the requests over `hw`'s registers.
+fn drive<H: Hardware>(nf: &Nf, events: &[Event], hw: &mut H) -> Run {
     let mut unit = HwUnit::new(nf.desc.name, symbols_of(nf));
-    unit.check(&mut bench).unwrap();
+    unit.check(hw).unwrap();
     let mut messages = vec![];
     for e in events {
         match e {
             Event::Frames(fs) => {
                 for (p, f) in fs {
-                    bench.send(f, *p);
+                    hw.bench().send(f, *p);
                 }
-                bench.run();
+                hw.bench().run();
             }
             Event::Ask(seq, r) => {
-                let reply = unit.control(&encode(&Message::Request { seq: *seq, request: r.clone() }), &mut bench);
+                let reply = unit.control(&encode(&Message::Request { seq: *seq, request: r.clone() }), hw);
                 messages.push(decode(&reply.expect("a reply")).unwrap());
             }
         }
-        messages.extend(unit.poll(&mut bench).iter().map(|n| decode(n).unwrap()));
+        messages.extend(unit.poll(hw).iter().map(|n| decode(n).unwrap()));
     }
+    let bench = hw.bench();
     bench.run();
     let mut ports: [Vec<Vec<u8>>; 4] = Default::default();
     for (mask, f) in &bench.sent {
@@ -327,8 +360,9 @@ fn state(bench: &mut DebugBench, unit: &mut HwUnit, seq: u32) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
-    /// Fuzzed requests (random bytes, and valid reads and hellos with bytes changed) never
-    /// crash or hang the unit, and leave the state and the traffic as they were.
+    /// Fuzzed requests (random bytes, and valid reads and hellos with bytes changed), to the
+    /// host's `HwUnit` and as control frames into the hardware's management port, never crash
+    /// or hang the unit, and leave the state and the traffic as they were.
     #[test]
     fn fuzzed_requests_change_nothing(
         fuzz in proptest::collection::vec(
@@ -358,8 +392,20 @@ proptest! {
             if let Some(reply) = unit.control(f, &mut bench) {
                 prop_assert!(decode(&reply).is_ok());
             }
+            // And in band, into the hardware's management port (reg_write too is legitimate).
+            if !matches!(decode(f), Ok(Message::Request { request: Request::RegWrite { .. }, .. })) {
+                bench.send(&emu_debug::protocol::frame(UNIT_MAC, [2, 0, 0, 0, 0, 0x99], f), MGMT);
+            }
         }
         bench.run();
+        // Every in-band reply decodes, and goes back to the host.
+        let (replies, sent): (Vec<_>, Vec<_>) =
+            bench.sent.iter().cloned().partition(|(_, f)| f[6..12] == UNIT_MAC);
+        for (mask, f) in &replies {
+            prop_assert_eq!(*mask, 1 << MGMT);
+            prop_assert!(decode(emu_debug::protocol::payload(f).unwrap()).is_ok());
+        }
+        bench.sent = sent;
         prop_assert_eq!((state(&mut bench, &mut unit, u32::MAX), bench.sent.clone()), before);
     }
 }
@@ -946,4 +992,45 @@ fn lru_set_slots_written_as_on_the_cpu() {
     assert_eq!((10..14).map(slot).collect::<Vec<_>>(), [Some(a[6]), Some(a[4]), Some(a[7]), Some(a[0])]);
     assert_eq!((14..18).map(slot).collect::<Vec<_>>(), [Some(b[0]), None, Some(b[1]), None]);
     assert_eq!(reply_to(&cpu, 20).0, Status::NoSuchKey);
+}
+
+/// The in-band path of the hardware: the script (but for frames held at a break, which the
+/// requests behind them could not pass on the single input stream) as control frames into the
+/// management port gives the CPU's answers and frames; a control frame from another port is
+/// ordinary traffic; a request the hardware does not serve in band is answered `unsupported`,
+/// a request of a bad version `bad_version`.
+#[test]
+fn in_band_the_script_gives_the_same_answers_as_on_the_cpu() {
+    use Event::*;
+    let held = |e: &Event| match e {
+        Ask(seq, _) => (4..=9).contains(seq),
+        Frames(fs) => fs.len() == 4,
+    };
+    let mut events: Vec<Event> = script().into_iter().filter(|e| !held(e)).collect();
+    let stray = control(60, &Request::RegRead { addr: 0 });
+    events.push(Frames(vec![(0, stray.clone())]));
+    let (cpu_ports, cpu) = on_cpu(&events);
+    let (hw_ports, hw) = on_hardware_in_band(&switch(), &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    assert!(cpu.iter().any(|m| matches!(m, Message::Notification { .. })), "the watch fired");
+    assert!(hw_ports[1].contains(&stray), "a control frame from port 0 is flooded like any frame");
+    // The hardware answers in band only reg_read and reg_write.
+    let mut bench = bench_of(&switch());
+    let hello = control(70, &Request::Hello);
+    let mut bad = control(71, &Request::RegRead { addr: 0 });
+    bad[14] = 2;
+    for f in [&hello, &bad] {
+        bench.send(f, MGMT);
+    }
+    bench.run();
+    let replies: Vec<(u32, Status)> = bench
+        .sent
+        .iter()
+        .filter_map(|(_, f)| match decode(emu_debug::protocol::payload(f)?) {
+            Ok(Message::Reply { seq, status, .. }) => Some((seq, status)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(replies, [(70, Status::Unsupported), (71, Status::BadVersion)]);
 }

@@ -644,6 +644,11 @@ impl HwUnit {
                 regs.write(reg::CONTROL, 0);
                 Reply::Continue { released: held }
             }
+            Request::RegRead { addr } => Reply::Entry(regs.read(addr).to_be_bytes().to_vec()),
+            Request::RegWrite { addr, value } => {
+                regs.write(addr, value);
+                Reply::Empty
+            }
             Request::Status => Reply::Status(UnitStatus {
                 broken: regs.read(reg::CONTROL) & 1 != 0,
                 tracing: self.trace_snap.is_some(),

@@ -8,6 +8,9 @@ use std::fmt;
 
 /// The control frames' EtherType (IEEE 802 local experimental EtherType 1).
 pub const ETHERTYPE: u16 = 0x88b5;
+/// The source MAC of a unit's in-band replies and notifications ("emu" in ASCII, locally
+/// administered), on every target.
+pub const UNIT_MAC: [u8; 6] = [0x02, 0x65, 0x6d, 0x75, 0x00, 0x01];
 /// The protocol version this code speaks.
 pub const VERSION: u8 = 1;
 /// Bytes of the control header.
@@ -90,6 +93,10 @@ codes! {
         Continue = 0x52, "continue";
         /// The unit's state.
         Status = 0x53, "status";
+        /// Reads one 32-bit register of a hardware unit (its register map, docs/debug-protocol.md).
+        RegRead = 0x60, "reg_read";
+        /// Writes one 32-bit register of a hardware unit.
+        RegWrite = 0x61, "reg_write";
         /// A watchpoint's condition became true.
         WatchHit = 0x80, "watch_hit";
         /// A traced packet and its verdict.
@@ -229,6 +236,11 @@ pub enum Request {
     Continue,
     /// The unit's state.
     Status,
+    /// The hardware unit's register at byte address `addr` (the in-band path of the generated
+    /// hardware: the host serves the other requests over these two).
+    RegRead { addr: u32 },
+    /// Writes `value` into the hardware unit's register at `addr`.
+    RegWrite { addr: u32, value: u32 },
 }
 
 /// What `hello` answers.
@@ -407,6 +419,8 @@ impl Request {
             Request::Step { .. } => Opcode::Step,
             Request::Continue => Opcode::Continue,
             Request::Status => Opcode::Status,
+            Request::RegRead { .. } => Opcode::RegRead,
+            Request::RegWrite { .. } => Opcode::RegWrite,
         }
     }
 }
@@ -469,6 +483,11 @@ pub fn encode(msg: &Message) -> Vec<u8> {
 fn encode_request(o: &mut Vec<u8>, r: &Request) {
     match r {
         Request::Hello | Request::Break | Request::Continue | Request::Status => {}
+        Request::RegRead { addr } => o.extend_from_slice(&addr.to_be_bytes()),
+        Request::RegWrite { addr, value } => {
+            o.extend_from_slice(&addr.to_be_bytes());
+            o.extend_from_slice(&value.to_be_bytes());
+        }
         Request::Symbol { id } => o.extend_from_slice(&id.to_be_bytes()),
         Request::Read { id, index } => {
             o.extend_from_slice(&id.to_be_bytes());
@@ -722,6 +741,8 @@ fn decode_request(opcode: Opcode, f: &mut Fields) -> Result<Request, bool> {
             Opcode::Step => Request::Step { n: f.u16()? },
             Opcode::Continue => Request::Continue,
             Opcode::Status => Request::Status,
+            Opcode::RegRead => Request::RegRead { addr: f.u32()? },
+            Opcode::RegWrite => Request::RegWrite { addr: f.u32()?, value: f.u32()? },
             Opcode::WatchHit | Opcode::TraceRecord | Opcode::HoldFull => return Err(()),
         })
     })();
@@ -748,7 +769,7 @@ fn decode_reply(opcode: Opcode, f: &mut Fields) -> Result<Reply, ()> {
             value_format: f.u8()?,
             name: f.name()?,
         }),
-        Opcode::Read => Reply::Entry(f.rest()),
+        Opcode::Read | Opcode::RegRead => Reply::Entry(f.rest()),
         Opcode::Lookup => Reply::Found { index: f.u32()?, entry: f.rest() },
         Opcode::Counters => {
             let mut cs = Vec::new();
@@ -770,7 +791,9 @@ fn decode_reply(opcode: Opcode, f: &mut Fields) -> Result<Reply, ()> {
                 watch_hits: f.u32()?,
             })
         }
-        Opcode::Write | Opcode::ResetCounters | Opcode::Watch | Opcode::Unwatch | Opcode::Trace => Reply::Empty,
+        Opcode::Write | Opcode::ResetCounters | Opcode::Watch | Opcode::Unwatch | Opcode::Trace | Opcode::RegWrite => {
+            Reply::Empty
+        }
         Opcode::WatchHit | Opcode::TraceRecord | Opcode::HoldFull => return Err(()),
     })
 }
@@ -856,6 +879,8 @@ mod test {
             any::<u16>().prop_map(|n| Request::Step { n }),
             Just(Request::Continue),
             Just(Request::Status),
+            any::<u32>().prop_map(|addr| Request::RegRead { addr }),
+            (any::<u32>(), any::<u32>()).prop_map(|(addr, value)| Request::RegWrite { addr, value }),
         ]
     }
 

@@ -267,6 +267,8 @@ impl Unit {
                 passed_while_full: self.passed_while_full,
                 watch_hits: self.watch_hits,
             }),
+            // The CPU's unit has no register map.
+            Request::RegRead { .. } | Request::RegWrite { .. } => return Err(Status::Unsupported),
         })
     }
 

@@ -97,6 +97,7 @@ pub(crate) fn design(source: &Source, width: usize, max_frame: usize, debug: boo
         registers: source.registers.clone(),
         tables: source.tables.clone(),
         debug,
+        debug_port: None,
     };
     Design::new(func, config).map_err(|e| format!("{label}: {e}"))
 }

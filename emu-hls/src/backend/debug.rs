@@ -167,7 +167,7 @@ pub fn table_write_port(n: usize, port: &str, width: u32, symbols: &[Symbol]) ->
     let (words, (value_words, mask_words)) = (data_words(symbols), table_words(symbols));
     Some(match port {
         "dbg_we" => write_strobe(n),
-        "dbg_wvalid" => id("dbg_req_wdata").bit_at(16),
+        "dbg_wvalid" => id("dbg_rq_wdata").bit_at(16),
         "dbg_wkey" => staged(width, words),
         "dbg_wvalue" => fit(id("dbg_data2_q"), 32 * value_words, width),
         "dbg_wmask" => fit(id("dbg_data3_q"), 32 * mask_words, width),
@@ -204,7 +204,7 @@ pub fn element_write(s: &Symbol, symbols: &[Symbol]) -> Option<Stmt> {
         let set = |port: &str, e: Expr| Stmt::blocking(p(port), e);
         let body = vec![
             set("req_valid", Expr::bit(true)),
-            set("req_op", Expr::mux(id("dbg_req_wdata").bit_at(16), hex(2, 1), hex(2, 2))),
+            set("req_op", Expr::mux(id("dbg_rq_wdata").bit_at(16), hex(2, 1), hex(2, 2))),
             set("req_slot", id(INDEX).slice(t.slot_bits - 1, 0)),
             set("req_key", staged(t.key, words)),
             set("req_mask", fit(id("dbg_data3_q"), 32 * mask_words, t.key)),
@@ -269,13 +269,21 @@ pub struct Core {
 /// Trace records the FIFO holds.
 pub use emu_debug::hw::TRACE_DEPTH;
 
-/// The unit: its registers, the gate, the write strobes, the comparators and the trace FIFO.
-pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
+/// The unit: its registers, the gate, the write strobes, the comparators and the trace FIFO,
+/// and with a management port `inband`, the in-band path ([`inband`]).
+pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     let Core { idle, held, empty, .. } = core;
     let (idle, held, empty) = (idle.clone(), held.clone(), empty.clone());
     let mut items = vec![Item::comment(
         "The debug unit (backend/debug.rs): break/step gate, state access between frames, watchpoints, trace.",
     )];
+    // The register port as the unit sees it: the module's, or the in-band sequencer's.
+    for (name, w) in [("valid", 1), ("write", 1), ("addr", 32), ("wdata", 32)] {
+        items.push(Item::wire(format!("dbg_rq_{name}"), w));
+        let port = id(format!("dbg_req_{name}"));
+        let e = if inband.is_some() { Expr::mux(id("dbg_ib_req"), id(format!("dbg_ib_{name}")), port) } else { port };
+        items.push(Item::assign(id(format!("dbg_rq_{name}")), e));
+    }
     let words = data_words(symbols);
     for (name, w) in [
         ("dbg_broken_q", 1),
@@ -305,13 +313,15 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     wire(&mut items, "dbg_quiet", 1, quiet);
     wire(&mut items, "dbg_take", 1, id("dbg_idle").land(held.clone()).land(id("dbg_gate")));
     // A frame is done when the core comes back to idle: its writes are in the state.
-    wire(&mut items, "dbg_done", 1, id("dbg_core_q").land(id("dbg_idle")));
-    let wr = id("dbg_req_valid").land(id("dbg_req_write"));
-    let at = |a: u32| id("dbg_req_addr").equals(hex(32, a as u64));
+    // (Not after sending an in-band reply: no frame was processed.)
+    let done = id("dbg_core_q").land(id("dbg_idle"));
+    wire(&mut items, "dbg_done", 1, if inband.is_some() { done.land(id("dbg_reply_q").lnot()) } else { done });
+    let wr = id("dbg_rq_valid").land(id("dbg_rq_write"));
+    let at = |a: u32| id("dbg_rq_addr").equals(hex(32, a as u64));
     wire(&mut items, "dbg_commit", 1, wr.clone().land(at(reg::COMMIT)));
     wire(&mut items, "dbg_fetch", 1, wr.clone().land(at(reg::FETCH)));
     for s in symbols {
-        let named = || id("dbg_req_wdata").slice(15, 0).equals(hex(16, s.n as u64));
+        let named = || id("dbg_rq_wdata").slice(15, 0).equals(hex(16, s.n as u64));
         if commits(s) {
             items.push(Item::wire(format!("dbg_wr_{}", s.n), 1));
             items.push(Item::assign(write_strobe(s.n), id("dbg_commit").land(id("dbg_quiet")).land(named())));
@@ -329,23 +339,23 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         })
     };
     let mut run = vec![
-        Stmt::nb(id("dbg_rvalid_q"), id("dbg_req_valid")),
+        Stmt::nb(id("dbg_rvalid_q"), id("dbg_rq_valid")),
         Stmt::nb(id("dbg_core_q"), id("dbg_idle").lnot()),
         Stmt::if_(id("dbg_take"), vec![Stmt::nb(id("dbg_packets_q"), id("dbg_packets_q").plus(hex(32, 1)))]),
     ];
     // Credits: + a STEP write, − a frame taken on credit; continue clears them.
     let used = id("dbg_take").land(id("dbg_broken_q")).land(id("dbg_credit_q").not_equals(Expr::zero(16)));
-    let add = Expr::mux(wr.clone().land(at(reg::STEP)), id("dbg_req_wdata").slice(15, 0), Expr::zero(16));
+    let add = Expr::mux(wr.clone().land(at(reg::STEP)), id("dbg_rq_wdata").slice(15, 0), Expr::zero(16));
     let sub = Expr::mux(used, hex(16, 1), Expr::zero(16));
     run.push(Stmt::if_else(
-        wr.clone().land(at(reg::CONTROL)).land(id("dbg_req_wdata").bit_at(0).lnot()),
+        wr.clone().land(at(reg::CONTROL)).land(id("dbg_rq_wdata").bit_at(0).lnot()),
         vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(false)), Stmt::nb(id("dbg_credit_q"), Expr::zero(16))],
         vec![
             Stmt::if_(wr.clone().land(at(reg::CONTROL)), vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(true))]),
             Stmt::nb(id("dbg_credit_q"), id("dbg_credit_q").plus(add).minus(sub)),
         ],
     ));
-    run.push(Stmt::if_(wr.clone().land(at(reg::INDEX)), vec![Stmt::nb(id(INDEX), id("dbg_req_wdata"))]));
+    run.push(Stmt::if_(wr.clone().land(at(reg::INDEX)), vec![Stmt::nb(id(INDEX), id("dbg_rq_wdata"))]));
     // Staging words and COMMIT's result.
     let (value_words, mask_words) = table_words(symbols);
     let staging = [
@@ -359,10 +369,10 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         }
         for k in 0..n {
             let part = id(name).slice(32 * k + 31, 32 * k);
-            run.push(Stmt::if_(wr.clone().land(at(base + 4 * k)), vec![Stmt::nb(part, id("dbg_req_wdata"))]));
+            run.push(Stmt::if_(wr.clone().land(at(base + 4 * k)), vec![Stmt::nb(part, id("dbg_rq_wdata"))]));
         }
     }
-    let target = id("dbg_req_wdata").slice(15, 0);
+    let target = id("dbg_rq_wdata").slice(15, 0);
     let known = symbols.iter().fold(Expr::bit(false), |acc, s| acc.lor(target.clone().equals(hex(16, s.n as u64))));
     let any_of = |keep: &dyn Fn(&Symbol) -> bool| {
         symbols
@@ -476,22 +486,22 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
         );
         let at_w = |off: u32| at(reg::watch(s, off));
         run.extend([
-            Stmt::if_(wr.clone().land(at_w(reg::W_OP)), vec![Stmt::nb(id(r("op_q")), id("dbg_req_wdata").slice(2, 0))]),
+            Stmt::if_(wr.clone().land(at_w(reg::W_OP)), vec![Stmt::nb(id(r("op_q")), id("dbg_rq_wdata").slice(2, 0))]),
             Stmt::if_(
                 wr.clone().land(at_w(reg::W_OPERAND)),
-                vec![Stmt::nb(id(r("operand_q")).slice(31, 0), id("dbg_req_wdata"))],
+                vec![Stmt::nb(id(r("operand_q")).slice(31, 0), id("dbg_rq_wdata"))],
             ),
             Stmt::if_(
                 wr.clone().land(at_w(reg::W_OPERAND + 4)),
-                vec![Stmt::nb(id(r("operand_q")).slice(63, 32), id("dbg_req_wdata"))],
+                vec![Stmt::nb(id(r("operand_q")).slice(63, 32), id("dbg_rq_wdata"))],
             ),
             // Arming takes the value as it is now (next cycle, through the new symbol).
             Stmt::if_else(
                 wr.clone().land(at_w(reg::W_SYM)),
                 vec![
-                    Stmt::nb(id(r("sym_q")), id("dbg_req_wdata").slice(15, 0)),
-                    Stmt::nb(id(r("on_q")), id("dbg_req_wdata").bit_at(31)),
-                    Stmt::nb(id(r("fresh_q")), id("dbg_req_wdata").bit_at(31)),
+                    Stmt::nb(id(r("sym_q")), id("dbg_rq_wdata").slice(15, 0)),
+                    Stmt::nb(id(r("on_q")), id("dbg_rq_wdata").bit_at(31)),
+                    Stmt::nb(id(r("fresh_q")), id("dbg_rq_wdata").bit_at(31)),
                 ],
                 vec![Stmt::if_else(
                     id(r("fresh_q")),
@@ -543,7 +553,7 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
             reads.push((reg::symbol(s.n, k as usize), fit(bits(v.clone(), w, hi, 32 * k), hi - 32 * k + 1, 32)));
         }
     }
-    trace(&mut items, &mut run, &mut reads, core, &wr, &at);
+    trace(&mut items, &mut run, &mut reads, core, &wr, &at, inband.is_some());
     // A table's slot INDEX: its valid bit, then its fields, word by word.
     let words = |reads: &mut Vec<(u32, Expr)>, n: usize, off: u32, e: Expr, w: u32| {
         for k in 0..w.div_ceil(32) {
@@ -571,9 +581,9 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     let arms: Vec<(Vec<Expr>, Vec<Stmt>)> =
         reads.into_iter().map(|(a, e)| (vec![hex(32, a as u64)], vec![Stmt::nb(id("dbg_rdata_q"), e)])).collect();
     run.push(Stmt::if_else(
-        id("dbg_req_valid").land(id("dbg_req_write").lnot()),
+        id("dbg_rq_valid").land(id("dbg_rq_write").lnot()),
         vec![Stmt::Case {
-            subject: id("dbg_req_addr"),
+            subject: id("dbg_rq_addr"),
             arms,
             default: Some(vec![Stmt::nb(id("dbg_rdata_q"), Expr::zero(32))]),
         }],
@@ -600,10 +610,189 @@ pub fn items(symbols: &[Symbol], core: &Core) -> Vec<Item> {
     for (name, w) in TRACE_REGS {
         reset.push(Stmt::nb(id(*name), Expr::zero(*w)));
     }
+    let mut resp_valid = id("dbg_rvalid_q");
+    if let Some(m) = inband {
+        inband_path(&mut items, &mut run, &mut reset, m);
+        // The sequencer's own requests are not answered on the port.
+        resp_valid = resp_valid.land(id("dbg_ib_resp_q").lnot());
+    }
     items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
-    items.push(Item::assign(id("dbg_resp_valid"), id("dbg_rvalid_q")));
+    items.push(Item::assign(id("dbg_resp_valid"), resp_valid));
     items.push(Item::assign(id("dbg_resp_rdata"), id("dbg_rdata_q")));
     items
+}
+
+/// Bytes of the in-band path's reply frame.
+pub const REPLY_LEN: u64 = 60;
+
+/// The in-band path on management port `m`: a frame of EtherType 0x88B5 held in the ingress
+/// from port `m` (`dbg_ib_frame`) is not taken by the core (nor held by a break, nor numbered):
+/// a `reg_read` or `reg_write` request in it runs through the unit's register port as a host's
+/// would, and the reply, 60 bytes from `UNIT_MAC` to the request's source, leaves through port
+/// `m` while the core is idle (the core's send phase with `dbg_reply_q` set: the egress sends
+/// `dbg_reply_word`). Any other request gets the protocol's error (`unsupported` for the
+/// requests the host serves over these two); a frame too short to carry a `seq` is dropped
+/// without a reply. The core sees: `dbg_ib_frame` (keep it from taking), `dbg_ib_go` (send the
+/// reply, free the ingress), `dbg_ib_drop` (free the ingress).
+fn inband_path(items: &mut Vec<Item>, run: &mut Vec<Stmt>, reset: &mut Vec<Stmt>, m: u8) {
+    use emu_debug::protocol::{Kind, Opcode, ETHERTYPE, UNIT_MAC, VERSION};
+    let byte = |i: u32| id("dbg_in_bytes_q").slice(8 * i + 7, 8 * i);
+    let be = |i: u32, n: u32| Expr::concat((i..i + n).map(byte).collect());
+    let wire = |items: &mut Vec<Item>, name: &str, w: u32, e: Expr| {
+        items.push(Item::wire(name, w));
+        items.push(Item::assign(id(name), e));
+    };
+    let len_at_least = |n: Expr| Expr::concat(vec![Expr::zero(1), id("in_len_q")]).at_least(n);
+    items.push(Item::comment("The in-band path: reg_read and reg_write requests from the management port."));
+    // The reply's fields are kept when it starts: the ingress then takes the next frame.
+    let kept =
+        [("dbg_ib_peer_q", 48), ("dbg_ib_op_q", 8), ("dbg_ib_st_q", 8), ("dbg_ib_seq_q", 32), ("dbg_ib_read_q", 1)];
+    for (name, w) in
+        [("dbg_ib_q", 2), ("dbg_ib_value_q", 32), ("dbg_ib_resp_q", 1), ("dbg_reply_q", 1)].into_iter().chain(kept)
+    {
+        items.push(Item::reg(name, w));
+    }
+    wire(
+        items,
+        "dbg_ib_frame",
+        1,
+        id("in_full_q")
+            .land(id("in_src_q").equals(hex(8, m as u64)))
+            .land(be(12, 2).equals(hex(16, ETHERTYPE as u64)))
+            .land(len_at_least(hex(17, 14))),
+    );
+    let op = byte(16);
+    let is = |o: Opcode| op.clone().equals(hex(8, o.code() as u64));
+    let length = be(22, 2);
+    let requests = [
+        Opcode::Hello,
+        Opcode::Symbol,
+        Opcode::Read,
+        Opcode::Write,
+        Opcode::Lookup,
+        Opcode::Counters,
+        Opcode::ResetCounters,
+        Opcode::Watch,
+        Opcode::Unwatch,
+        Opcode::Trace,
+        Opcode::Break,
+        Opcode::Step,
+        Opcode::Continue,
+        Opcode::Status,
+    ];
+    let served = requests.iter().fold(Expr::bit(false), |acc, &o| acc.lor(is(o)));
+    let fits = len_at_least(Expr::concat(vec![Expr::zero(1), length.clone()]).plus(hex(17, 26)));
+    let code = |c: Status| hex(8, c.code() as u64);
+    let reg_op = is(Opcode::RegRead).lor(is(Opcode::RegWrite));
+    let well_formed = is(Opcode::RegRead)
+        .land(length.clone().equals(hex(16, 4)))
+        .lor(is(Opcode::RegWrite).land(length.equals(hex(16, 8))));
+    let status = Expr::mux(
+        byte(14).not_equals(hex(8, VERSION as u64)),
+        code(Status::BadVersion),
+        Expr::mux(
+            byte(15).not_equals(hex(8, Kind::Request as u64)),
+            code(Status::BadOpcode),
+            Expr::mux(
+                fits.lnot().lor(reg_op.clone().land(well_formed.lnot())),
+                code(Status::Malformed),
+                Expr::mux(
+                    reg_op,
+                    code(Status::Ok),
+                    Expr::mux(served, code(Status::Unsupported), code(Status::BadOpcode)),
+                ),
+            ),
+        ),
+    );
+    wire(items, "dbg_ib_status", 8, status);
+    let has_seq = len_at_least(hex(17, 22));
+    // Starts when the core is idle and the port asks nothing this cycle.
+    wire(
+        items,
+        "dbg_ib_start",
+        1,
+        id("dbg_idle").land(id("dbg_ib_frame")).land(id("dbg_ib_q").equals(hex(2, 0))).land(id("dbg_req_valid").lnot()),
+    );
+    wire(
+        items,
+        "dbg_ib_req",
+        1,
+        id("dbg_ib_start").land(has_seq.clone()).land(id("dbg_ib_status").equals(code(Status::Ok))),
+    );
+    wire(items, "dbg_ib_valid", 1, Expr::bit(true));
+    wire(items, "dbg_ib_write", 1, is(Opcode::RegWrite));
+    wire(items, "dbg_ib_addr", 32, be(26, 4));
+    wire(items, "dbg_ib_wdata", 32, be(30, 4));
+    wire(items, "dbg_ib_go", 1, id("dbg_ib_q").equals(hex(2, 2)));
+    wire(items, "dbg_ib_drop", 1, id("dbg_ib_q").equals(hex(2, 3)));
+    run.extend([
+        Stmt::nb(id("dbg_ib_resp_q"), id("dbg_ib_req")),
+        Stmt::if_(id("dbg_idle"), vec![Stmt::nb(id("dbg_reply_q"), id("dbg_ib_go"))]),
+        Stmt::Case {
+            subject: id("dbg_ib_q"),
+            arms: vec![
+                (
+                    vec![hex(2, 0)],
+                    vec![Stmt::if_(
+                        id("dbg_ib_start"),
+                        vec![Stmt::nb(
+                            id("dbg_ib_q"),
+                            Expr::mux(has_seq.lnot(), hex(2, 3), Expr::mux(id("dbg_ib_req"), hex(2, 1), hex(2, 2))),
+                        )],
+                    )],
+                ),
+                // The register's answer, a cycle after the request.
+                (
+                    vec![hex(2, 1)],
+                    vec![Stmt::nb(id("dbg_ib_value_q"), id("dbg_rdata_q")), Stmt::nb(id("dbg_ib_q"), hex(2, 2))],
+                ),
+            ],
+            default: Some(vec![Stmt::nb(id("dbg_ib_q"), hex(2, 0))]),
+        },
+    ]);
+    reset.extend([
+        Stmt::nb(id("dbg_ib_q"), hex(2, 0)),
+        Stmt::nb(id("dbg_ib_resp_q"), Expr::bit(false)),
+        Stmt::nb(id("dbg_reply_q"), Expr::bit(false)),
+    ]);
+    // The reply: Ethernet header, control header, the value read (reg_read), zeros to 60 bytes.
+    let read = is(Opcode::RegRead).land(id("dbg_ib_status").equals(code(Status::Ok)));
+    run.push(Stmt::if_(
+        id("dbg_ib_go"),
+        vec![
+            Stmt::nb(id("dbg_ib_peer_q"), be(6, 6)),
+            Stmt::nb(id("dbg_ib_op_q"), op),
+            Stmt::nb(id("dbg_ib_st_q"), id("dbg_ib_status")),
+            Stmt::nb(id("dbg_ib_seq_q"), be(18, 4)),
+            Stmt::nb(id("dbg_ib_read_q"), read),
+        ],
+    ));
+    let kept_byte = |name: &str, w: u32, k: u32| id(name).slice(w - 8 * k - 1, w - 8 * k - 8);
+    let read = id("dbg_ib_read_q");
+    let mut bytes: Vec<Expr> = (0..6).map(|k| kept_byte("dbg_ib_peer_q", 48, k)).collect();
+    bytes.extend(UNIT_MAC.iter().map(|&b| hex(8, b as u64)));
+    bytes.extend([hex(8, (ETHERTYPE >> 8) as u64), hex(8, ETHERTYPE as u64 & 0xff)]);
+    bytes.extend([hex(8, VERSION as u64), hex(8, Kind::Reply as u64), id("dbg_ib_op_q"), id("dbg_ib_st_q")]);
+    bytes.extend((0..4).map(|k| kept_byte("dbg_ib_seq_q", 32, k)));
+    bytes.extend([hex(8, 0), Expr::mux(read.clone(), hex(8, 4), hex(8, 0)), hex(8, 0), hex(8, 0)]);
+    for k in (0..4).rev() {
+        bytes.push(Expr::mux(read.clone(), id("dbg_ib_value_q").slice(8 * k + 7, 8 * k), hex(8, 0)));
+    }
+    bytes.resize(REPLY_LEN as usize, hex(8, 0));
+    // Byte i of the frame in bits 8i+7:8i of the reply, as on the bus.
+    wire(items, "dbg_reply", 8 * REPLY_LEN as u32, Expr::concat(bytes.into_iter().rev().collect()));
+}
+
+/// Beat `beat_q` of the in-band reply on a bus of `bus` bytes (`beat_bits` wide beat numbers).
+pub fn reply_word(bus: u32, beat_bits: u32) -> Expr {
+    let total = 8 * REPLY_LEN as u32;
+    let beats = total.div_ceil(8 * bus);
+    (0..beats).rev().fold(Expr::zero(8 * bus), |acc, b| {
+        let lo = b * 8 * bus;
+        let hi = (lo + 8 * bus).min(total) - 1;
+        let word = fit(id("dbg_reply").slice(hi, lo), hi - lo + 1, 8 * bus);
+        Expr::mux(id("beat_q").equals(Expr::dec(beat_bits, b as u128)), word, acc)
+    })
 }
 
 /// The trace's registers that a reset clears.
@@ -629,6 +818,7 @@ fn trace(
     core: &Core,
     wr: &Expr,
     at: &dyn Fn(u32) -> Expr,
+    inband: bool,
 ) {
     for (name, w) in TRACE_REGS {
         items.push(Item::reg(*name, *w));
@@ -652,7 +842,11 @@ fn trace(
     let lat = |t0: Expr| id("dbg_now_q").minus(t0);
     let refused = id("drop_valid_q").land(id("dbg_refused_q"));
     let dropped = id("drop_valid_q").land(id("dbg_refused_q").lnot());
-    let sent = core.send.clone().land(id("dbg_sending_q").lnot());
+    let mut sent = core.send.clone().land(id("dbg_sending_q").lnot());
+    if inband {
+        // An in-band reply is not a frame the NF sent.
+        sent = sent.land(id("dbg_reply_q").lnot());
+    }
     let core_meta = |kind: bool| Expr::concat(vec![Expr::zero(23), Expr::bit(kind), id("in_port_q")]);
     let pend = |hi: u32, lo: u32| id("dbg_pend_q").slice(hi, lo);
     // The refused frame's record, kept a cycle: packet (32), port (8), reason (8), latency (32), length (16).
@@ -728,7 +922,7 @@ fn trace(
                 ]),
             )],
         ),
-        Stmt::if_(wr.clone().land(at(reg::TRACE)), vec![Stmt::nb(id("dbg_trace_q"), id("dbg_req_wdata").bit_at(0))]),
+        Stmt::if_(wr.clone().land(at(reg::TRACE)), vec![Stmt::nb(id("dbg_trace_q"), id("dbg_rq_wdata").bit_at(0))]),
         Stmt::if_else(
             wr.clone().land(at(reg::TRACE_LOST)),
             vec![Stmt::nb(id("dbg_tr_lost_q"), Expr::zero(32))],

@@ -73,12 +73,23 @@ pub struct HwConfig {
     /// Build the debug unit ([`debug`]) into the NF module, with its register port. Only the
     /// Verilog has it; the cycle model is the build without it (which it matches, idle).
     pub debug: bool,
+    /// With the debug unit, the management port whose frames of EtherType 0x88B5 reach the
+    /// unit in band ([`debug`]'s in-band path); `None`: the register port alone.
+    pub debug_port: Option<u8>,
 }
 
 impl HwConfig {
     /// A bus of `width_bits` (64 or 256), 4 ports, 1518-byte frames, no registers.
     pub fn new(width_bits: usize) -> HwConfig {
-        HwConfig { bus_bytes: width_bits / 8, ports: 4, max_frame: 1518, registers: vec![], tables: vec![], debug: false }
+        HwConfig {
+            bus_bytes: width_bits / 8,
+            ports: 4,
+            max_frame: 1518,
+            registers: vec![],
+            tables: vec![],
+            debug: false,
+            debug_port: None,
+        }
     }
 }
 
@@ -136,6 +147,9 @@ impl Design {
         }
         if !(1..=4).contains(&config.ports) {
             return Err(format!("the SUME top level has 4 ports; this NF has {}", config.ports));
+        }
+        if let Some(m) = config.debug_port.filter(|&m| m as usize >= config.ports) {
+            return Err(format!("the debug port is {m}, but the NF's ports are 0 to {}", config.ports - 1));
         }
         if func.window < MIN_WINDOW || func.window > 1024 {
             return Err(format!(

@@ -465,6 +465,11 @@ impl<'a> Gen<'a> {
         s
     }
 
+    /// The debug unit's management port, when it has the in-band path.
+    fn inband(&self) -> Option<u8> {
+        self.d.config.debug_port.filter(|_| self.d.config.debug)
+    }
+
     fn log2_bus(&self) -> u32 {
         self.bus.trailing_zeros()
     }
@@ -779,11 +784,32 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("fsm_q"), self.codes.nf(0)),
         ]);
         let mut refuse = drop(id("check_reason"));
-        refuse.extend(free_ingress);
+        refuse.extend(free_ingress.clone());
         // With the debug unit, a frame is taken only while running or on a step credit.
         let held = if d.config.debug { id("in_full_q").land(debug::gate()) } else { id("in_full_q") };
-        let idle =
+        let mut idle =
             vec![Stmt::if_(held, vec![Stmt::if_else(id("check_reason").not_equals(Expr::zero(8)), refuse, take)])];
+        if let Some(m) = self.inband() {
+            // A control frame from the management port is the debug unit's, not the core's:
+            // it sends the reply (the send phase with the reply's bytes) or drops it.
+            let mut reply = vec![
+                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::SEND)),
+                Stmt::nb(id("len_q"), dec(16, debug::REPLY_LEN)),
+                Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+                Stmt::nb(id("dst_q"), dec(4, 1 << m)),
+                Stmt::nb(id("in_port_q"), dec(8, m as u64)),
+            ];
+            reply.extend(free_ingress.clone());
+            idle = vec![Stmt::if_else(
+                id("dbg_ib_go"),
+                reply,
+                vec![Stmt::if_else(
+                    id("dbg_ib_drop"),
+                    free_ingress.clone(),
+                    vec![Stmt::if_(id("dbg_ib_frame").lnot(), idle)],
+                )],
+            )];
+        }
         let send = vec![Stmt::if_(
             id("m_axis_tready"),
             vec![Stmt::if_else(
@@ -848,7 +874,11 @@ impl<'a> Gen<'a> {
         if d.config.debug {
             let core = debug::Core {
                 idle: id("fsm_q").equals(self.codes.code(StateCodes::IDLE)),
-                held: id("in_full_q"),
+                held: if self.inband().is_some() {
+                    id("in_full_q").land(id("dbg_ib_frame").lnot())
+                } else {
+                    id("in_full_q")
+                },
                 empty: id("in_beat_q").equals(Expr::zero(self.bw)),
                 send: id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
                 first_beat: id("in_full_q")
@@ -869,7 +899,7 @@ impl<'a> Gen<'a> {
                 ),
                 bus: self.bus,
             };
-            items.extend(debug::items(&self.debug_symbols(), &core));
+            items.extend(debug::items(&self.debug_symbols(), &core, self.inband()));
         }
         m.items = items;
         Ok(m)
@@ -1056,7 +1086,13 @@ impl<'a> Gen<'a> {
             .rev()
             .map(|j| Expr::mux(id("tx_keep").bit_at(j), id("frame_word").slice(8 * j + 7, 8 * j), Expr::zero(8)))
             .collect();
-        items.push(Item::assign(id("m_axis_tdata"), Expr::concat(lanes)));
+        let data = Expr::concat(lanes);
+        let data = if self.inband().is_some() {
+            Expr::mux(id("dbg_reply_q"), debug::reply_word(bus, self.bw), data)
+        } else {
+            data
+        };
+        items.push(Item::assign(id("m_axis_tdata"), data));
         items.push(Item::assign(id("m_axis_tkeep"), id("tx_keep")));
         items.push(Item::assign(id("m_axis_tlast"), id("tx_last")));
         items.push(Item::assign(id("m_axis_tvalid"), id("fsm_q").equals(self.codes.code(StateCodes::SEND))));

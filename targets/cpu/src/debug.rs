@@ -21,9 +21,8 @@ use std::path::{Path, PathBuf};
 use std::thread::LocalKey;
 use std::time::{Duration, Instant};
 
-/// The source MAC of the unit's in-band replies and notifications ("emu" in ASCII, locally
-/// administered).
-pub const UNIT_MAC: [u8; 6] = [0x02, 0x65, 0x6d, 0x75, 0x00, 0x01];
+/// The source MAC of the unit's in-band replies and notifications.
+pub const UNIT_MAC: [u8; 6] = protocol::UNIT_MAC;
 
 /// Frames between two looks at the socket while traffic keeps the runner busy.
 const SOCKET_EVERY: u32 = 64;
