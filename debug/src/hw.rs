@@ -77,7 +77,7 @@ pub mod reg {
     /// Per watch slot s, at `+ 4 s`: the frame its last hit came after, `[7:0]` its input port,
     /// `[31:16]` its length.
     pub const W_FRAME: u32 = 0x240;
-    /// Per watch slot s, at `+ 0x40 s`: that frame's first bytes, as [`TR_BYTES`].
+    /// The first bytes of the frame watch slot INDEX last fired after, as [`TR_BYTES`].
     pub const W_BYTES: u32 = 0x280;
     /// A table's registers, from its symbol's window, at slot INDEX.
     pub const T_VALID: u32 = 0x000;
@@ -292,7 +292,8 @@ impl HwUnit {
             let packet = record.then(|| {
                 let frame = regs.read(reg::W_FRAME + 4 * slot as u32);
                 let len = ((frame >> 16) as u16).min(self.trace_snap.unwrap_or(DEFAULT_SNAP));
-                (frame as u8, frame_bytes(regs, reg::W_BYTES + 0x40 * slot as u32, len as usize))
+                regs.write(reg::INDEX, slot as u32);
+                (frame as u8, frame_bytes(regs, reg::W_BYTES, len as usize))
             });
             let notification = Notification::WatchHit { slot: slot as u8, id, index: 0, packet_no, value, packet };
             out.push(encode(&Message::Notification { seq: self.notes, notification }));

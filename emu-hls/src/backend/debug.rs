@@ -541,9 +541,18 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
             (reg::watch(s, reg::W_VALUE + 4), id(r("value_q")).slice(63, 32)),
             (reg::W_FRAME + 4 * s as u32, id(r("frame_q"))),
         ]);
-        for k in 0..TRACE_SNAP as u32 / 4 {
-            reads.push((reg::W_BYTES + 0x40 * s as u32 + 4 * k, id(r("bytes_q")).slice(32 * k + 31, 32 * k)));
-        }
+    }
+    // The bytes of watch slot INDEX's frame: one window rather than one per slot, which
+    // would quadruple their share of the read multiplexer.
+    let snap = 8 * TRACE_SNAP as u32;
+    let slot_bits = WATCH_SLOTS.next_power_of_two().trailing_zeros();
+    let chosen = (0..WATCH_SLOTS).rev().fold(Expr::zero(snap), |acc, s| {
+        let bytes = id(format!("dbg_w{s}_bytes_q"));
+        Expr::mux(id(INDEX).slice(slot_bits - 1, 0).equals(hex(slot_bits, s as u64)), bytes, acc)
+    });
+    wire(&mut items, "dbg_w_bytes", snap, chosen);
+    for k in 0..TRACE_SNAP as u32 / 4 {
+        reads.push((reg::W_BYTES + 4 * k, id("dbg_w_bytes").slice(32 * k + 31, 32 * k)));
     }
     for s in symbols {
         let Some(w) = s.width else { continue };
