@@ -106,6 +106,10 @@ pub(crate) struct HlsArgs {
     /// dbg_* register port; docs/debug-protocol.md)
     #[arg(long)]
     pub debug: bool,
+    /// With --debug, also reach the unit in band: control frames (EtherType 0x88B5) from this
+    /// port are the unit's (reg_read and reg_write requests; docs/debug-protocol.md)
+    #[arg(long, value_name = "PORT", requires = "debug", value_parser = clap::value_parser!(u8).range(0..4))]
+    pub debug_port: Option<u8>,
 }
 
 const SYNTH_EXAMPLES: &str = "\
@@ -178,6 +182,10 @@ pub(crate) struct SynthArgs {
     /// Synthesize with the debug unit built in (to see its cost)
     #[arg(long)]
     pub debug: bool,
+    /// With --debug, also reach the unit in band: control frames (EtherType 0x88B5) from this
+    /// port are the unit's (reg_read and reg_write requests; docs/debug-protocol.md)
+    #[arg(long, value_name = "PORT", requires = "debug", value_parser = clap::value_parser!(u8).range(0..4))]
+    pub debug_port: Option<u8>,
 }
 
 const NETFPGA_EXAMPLES: &str = "\
@@ -229,6 +237,10 @@ pub(crate) struct NetfpgaArgs {
     /// Build the debug unit into the NF, its registers on the OPL's AXI4-Lite slave from 0x1000
     #[arg(long)]
     pub debug: bool,
+    /// With --debug, also reach the unit in band: control frames (EtherType 0x88B5) from this
+    /// port are the unit's (reg_read and reg_write requests; docs/debug-protocol.md)
+    #[arg(long, value_name = "PORT", requires = "debug", value_parser = clap::value_parser!(u8).range(0..4))]
+    pub debug_port: Option<u8>,
 }
 
 fn parse_width(s: &str) -> Result<usize, String> {

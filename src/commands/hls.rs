@@ -43,7 +43,7 @@ pub(crate) fn run(
     let source = resolve(registry, a, config_of)?;
     let label = &source.label;
 
-    let design = design(&source, a.width, a.max_frame, a.debug)?;
+    let design = design(&source, a.width, a.max_frame, a.debug, a.debug_port)?;
     let modules = verilog_modules(label, &design)?;
     let report_text = report::report(&design);
     let symbol_table = symbols::symbols(&design);
@@ -86,8 +86,14 @@ pub(crate) fn run(
 }
 
 /// `source` compiled and scheduled for a bus of `width` bits and frames up to `max_frame` bytes,
-/// with the debug unit when `debug`.
-pub(crate) fn design(source: &Source, width: usize, max_frame: usize, debug: bool) -> Result<Design, String> {
+/// with the debug unit when `debug` (reached in band from `debug_port` too, if one is given).
+pub(crate) fn design(
+    source: &Source,
+    width: usize,
+    max_frame: usize,
+    debug: bool,
+    debug_port: Option<u8>,
+) -> Result<Design, String> {
     let label = &source.label;
     let func = emu_hls::compile(&source.text, source.window).map_err(|e| format!("{label}: {e}"))?;
     let config = HwConfig {
@@ -97,7 +103,7 @@ pub(crate) fn design(source: &Source, width: usize, max_frame: usize, debug: boo
         registers: source.registers.clone(),
         tables: source.tables.clone(),
         debug,
-        debug_port: None,
+        debug_port,
     };
     Design::new(func, config).map_err(|e| format!("{label}: {e}"))
 }

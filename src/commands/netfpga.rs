@@ -49,9 +49,10 @@ pub(crate) fn run(
         params: a.params.clone(),
         module: a.module.clone(),
         debug: false,
+        debug_port: None,
     };
     let source = hls::resolve(registry, &hls_args, config_of)?;
-    let design = hls::design(&source, a.width, a.max_frame, a.debug)?;
+    let design = hls::design(&source, a.width, a.max_frame, a.debug, a.debug_port)?;
     let modules = hls::verilog_modules(&source.label, &design)?;
     let (verilog, _stale) = hls::write_verilog(out, &modules)?;
     let relative: Vec<String> = modules.iter().map(|(name, _)| format!("verilog/{name}.v")).collect();

@@ -144,9 +144,10 @@ pub(crate) fn run(
         params: a.params.clone(),
         module: a.module.clone(),
         debug: a.debug,
+        debug_port: a.debug_port,
     };
     let source = hls::resolve(registry, &hls_args, config_of)?;
-    let design = hls::design(&source, width, a.max_frame, a.debug)?;
+    let design = hls::design(&source, width, a.max_frame, a.debug, a.debug_port)?;
     let modules = hls::verilog_modules(&source.label, &design)?;
     let nf = design.func.name.replace('_', "-");
     let target = board.map_or_else(|| a.part.clone(), |b| b.name.to_string());
