@@ -364,7 +364,8 @@ Examples:
   emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json
   emu sim learning-switch --target cpu,cycle --in examples/mixed.pcapng --out sim-out/ --profile sim-out/profile
   emu sim learning-switch --target verilator --in examples/mixed.pcapng --out sim-out/ --debug-socket /tmp/ls.sock
-      then: emu dbg /tmp/ls.sock --exec 'watch floods >= 4; continue; wait 2000'";
+      then: emu dbg /tmp/ls.sock --exec 'watch floods >= 4; continue; wait 2000'
+      (add --stay to read the state after the last frame: it serves until Ctrl-C)";
 
 #[derive(Args)]
 pub(crate) struct NewArgs {
@@ -481,6 +482,10 @@ pub(crate) struct SimArgs {
     /// serve the unit on this Unix socket (`emu dbg PATH`)
     #[arg(long, value_name = "PATH")]
     pub debug_socket: Option<PathBuf>,
+    /// With --debug-socket: keep serving the unit after the traffic has drained (to read the
+    /// state the last frames left), until Ctrl-C
+    #[arg(long, requires = "debug_socket")]
+    pub stay: bool,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }

@@ -480,6 +480,44 @@ fn emu_dbg_drives_a_running_emu_sim() {
     assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
 }
 
+/// With `--stay`, `emu sim --debug-socket` serves the unit after the last frame has left, so a
+/// later client reads what the traffic left; it ends at SIGTERM with its pcaps written.
+#[test]
+fn emu_sim_stays_after_the_traffic_with_stay() {
+    const EMU: &str = env!("CARGO_BIN_EXE_emu");
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("ls.sock");
+    let out = dir.path().join("out");
+    let mut sim = std::process::Command::new(EMU)
+        .args(["sim", "learning-switch", "--width", "64", "--in", "examples/mixed.pcapng", "--out"])
+        .arg(&out)
+        .args(["--target", "verilator", "--stay", "--debug-socket"])
+        .arg(&sock)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !sock.exists() {
+        assert!(std::time::Instant::now() < deadline, "the sim never listened");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let dbg = |script: &str| {
+        let o = std::process::Command::new(EMU).arg("dbg").arg(&sock).args(["--exec", script]).output().unwrap();
+        assert!(o.status.success(), "{script}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    dbg("continue; wait 2000");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(sim.try_wait().unwrap().is_none(), "the sim stays after its client left");
+    let status = dbg("status; read floods");
+    assert!(status.starts_with("running, 0 held"), "{status}");
+    let floods: u64 = status.lines().nth(1).and_then(|l| l.strip_prefix("floods = ")).unwrap().parse().unwrap();
+    assert!(floods > 0, "{status}");
+    assert!(std::process::Command::new("kill").arg(sim.id().to_string()).status().unwrap().success());
+    assert!(sim.wait().unwrap().success());
+    assert!(out.join("verilator").join("port0.pcap").exists());
+}
+
 /// A trace notification without what differs by target (latency: ns on the CPU, cycles in
 /// hardware).
 type Traced = (u64, u8, emu_debug::protocol::TraceVerdict, u16, Vec<u8>);

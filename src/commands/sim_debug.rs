@@ -4,7 +4,7 @@
 //!
 //! The run starts at a break, so a client can set watchpoints before the first frame; `continue`
 //! (or `step N`) lets the traffic in. It ends when every frame has left or been dropped and no
-//! client is connected, or at Ctrl-C.
+//! client is connected (with `--stay`, only at Ctrl-C), or at Ctrl-C.
 
 use crate::cli::SimArgs;
 use emu::{Config, NfDescriptor};
@@ -63,6 +63,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         socket.display()
     );
     let mut written = 0;
+    let mut said_drained = false;
     loop {
         for msg in server.receive() {
             if let Some(reply) = unit.control(&msg, &mut bench) {
@@ -97,7 +98,11 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         }
         written = bench.sent.len();
         let done = bench.sent.len() + bench.dropped.len() >= frames;
-        if (done && !server.connected()) || emu_cpu::live::stopping() {
+        if done && a.stay && !said_drained {
+            println!("{}: every frame is out; serving {} until Ctrl-C (--stay)", desc.name, socket.display());
+            said_drained = true;
+        }
+        if (done && !a.stay && !server.connected()) || emu_cpu::live::stopping() {
             break;
         }
         if !moving || done {

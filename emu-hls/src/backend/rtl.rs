@@ -1863,26 +1863,24 @@ impl<'a> Gen<'a> {
                     _ => (None, false),
                 };
                 let table = match &decl.kind {
-                    StateKind::HashTable { key, value, ways, .. } | StateKind::Lru { key, value, ways, .. }
-                        if decl.kind.in_sets() && ways.is_power_of_two() =>
-                    {
-                        Some(debug::Table {
+                    StateKind::Cam { key, value, .. }
+                    | StateKind::Lru { key, value, .. }
+                    | StateKind::HashTable { key, value, .. } => {
+                        // A table in sets is read through its RAM's second port, by way: only
+                        // with ways a power of two.
+                        let ways = match &decl.kind {
+                            StateKind::HashTable { ways, .. } | StateKind::Lru { ways, .. } if decl.kind.in_sets() => {
+                                *ways
+                            }
+                            _ => 0,
+                        };
+                        (ways == 0 || ways.is_power_of_two()).then(|| debug::Table {
                             key: key.width() as u32,
                             value: value.width() as u32,
                             mask: false,
                             writable: true,
                             slot_bits: 0,
-                            ways: *ways as u32,
-                        })
-                    }
-                    StateKind::Cam { key, value, .. } | StateKind::Lru { key, value, .. } if !decl.kind.in_sets() => {
-                        Some(debug::Table {
-                            key: key.width() as u32,
-                            value: value.width() as u32,
-                            mask: false,
-                            writable: true,
-                            slot_bits: 0,
-                            ways: 0,
+                            ways,
                         })
                     }
                     StateKind::Tcam { key, value, size } => Some(debug::Table {
