@@ -161,6 +161,12 @@ fn frame_bytes(regs: &mut dyn Registers, base: u32, len: usize) -> Vec<u8> {
     words.into_iter().flat_map(u32::to_le_bytes).take(n).collect()
 }
 
+/// A table that may be in block RAM (a `HashTable`, an `Lru` in sets), read and written a
+/// cycle after INDEX names its slot.
+fn in_block_ram(s: &SymbolInfo) -> bool {
+    s.kind == SymbolKind::HashTable.code() || s.kind == SymbolKind::Lru.code()
+}
+
 fn value_bytes(s: &SymbolInfo) -> usize {
     (s.value_width as usize).div_ceil(8)
 }
@@ -327,7 +333,13 @@ impl HwUnit {
             return Err(Status::BadIndex);
         }
         regs.write(reg::INDEX, index);
-        let valid = regs.read(reg::table(id as usize, reg::T_VALID)) & 1 != 0;
+        let valid_at = reg::table(id as usize, reg::T_VALID);
+        if in_block_ram(s) {
+            // A table in block RAM shows slot INDEX a cycle after INDEX names it: one read
+            // gives it that cycle.
+            regs.read(valid_at);
+        }
+        let valid = regs.read(valid_at) & 1 != 0;
         let mut fields = vec![(reg::T_KEY, s.key_width), (reg::T_VALUE, s.value_width)];
         if tcam {
             fields.insert(1, (reg::T_MASK, s.key_width));
@@ -498,6 +510,11 @@ impl HwUnit {
             stage(regs, base, part);
         }
         regs.write(reg::INDEX, index);
+        if in_block_ram(s) {
+            // The table writes back the set's word its read port read: of INDEX's set once
+            // INDEX has named it for a cycle.
+            regs.read(reg::table(id as usize, reg::T_VALID));
+        }
         Self::until_idle(regs, reg::COMMIT, id as u32 | if valid { reg::COMMIT_VALID } else { 0 })
     }
 

@@ -87,6 +87,9 @@ pub struct CycleModel {
     cycles: u64,
     /// Clock edges spent in each FSM state, then idle, then sending ([`CycleModel::state_cycles`]).
     state_cycles: Vec<u64>,
+    /// Edges left before the tables in block RAM are swept empty (after a reset, and at
+    /// power-on): the core takes no frame until then.
+    sweep: u64,
 }
 
 /// The lowest bit of the arrival timestamp in `tuser`: bits `[127:64]` carry it in ns, as
@@ -111,6 +114,12 @@ pub fn in_port_of(tuser: u128) -> u8 {
 /// `tuser[23:16]`/`[31:24]` of a port mask: port `k` is bit `2k`.
 pub fn one_hot_ports(mask: u32) -> u8 {
     (0..4).filter(|k| mask & (1 << k) != 0).fold(0u8, |acc, k| acc | (1 << (2 * k)))
+}
+
+/// Edges the tables in block RAM take to be swept empty after a reset: a set each (the
+/// largest table's sets; `hw::HashTable`).
+fn sweep_cycles(design: &Design) -> u64 {
+    design.func.states.iter().filter_map(|(_, d)| d.kind.sets()).max().unwrap_or(0) as u64
 }
 
 impl CycleModel {
@@ -145,6 +154,7 @@ impl CycleModel {
             drop_out: None,
             cycles: 0,
             state_cycles: vec![0; design.sched.states.len() + 2],
+            sweep: sweep_cycles(design),
         }
     }
 
@@ -209,9 +219,11 @@ impl CycleModel {
         self.state_cycles[at] += 1;
         self.drop_out = None;
         let ingress_ready = !self.ingress.full;
+        let swept = self.sweep == 0;
+        self.sweep = self.sweep.saturating_sub(1);
         match self.phase {
             Phase::Idle => {
-                if self.ingress.full {
+                if self.ingress.full && swept {
                     self.take();
                 }
             }

@@ -465,6 +465,17 @@ impl<'a> Gen<'a> {
         s
     }
 
+    /// The ingress holds a whole frame and every table in block RAM has been swept empty
+    /// (none is `sweeping` after a reset).
+    fn tables_ready(&self) -> Expr {
+        self.d
+            .func
+            .states
+            .iter()
+            .filter(|(_, decl)| decl.kind.in_sets())
+            .fold(id("in_full_q"), |acc, (s, _)| acc.land(id(format!("st_{}_sweeping", self.elem[&s])).lnot()))
+    }
+
     /// The debug unit's management port, when it has the in-band path.
     fn inband(&self) -> Option<u8> {
         self.d.config.debug_port.filter(|_| self.d.config.debug)
@@ -786,7 +797,10 @@ impl<'a> Gen<'a> {
         let mut refuse = drop(id("check_reason"));
         refuse.extend(free_ingress.clone());
         // With the debug unit, a frame is taken only while running or on a step credit.
-        let held = if d.config.debug { id("in_full_q").land(debug::gate()) } else { id("in_full_q") };
+        // A frame is taken once whole, and once the tables in block RAM have been swept empty
+        // after a reset (`sweeping`).
+        let ready = self.tables_ready();
+        let held = if d.config.debug { ready.clone().land(debug::gate()) } else { ready.clone() };
         let mut idle =
             vec![Stmt::if_(held, vec![Stmt::if_else(id("check_reason").not_equals(Expr::zero(8)), refuse, take)])];
         if let Some(m) = self.inband() {
@@ -874,11 +888,7 @@ impl<'a> Gen<'a> {
         if d.config.debug {
             let core = debug::Core {
                 idle: id("fsm_q").equals(self.codes.code(StateCodes::IDLE)),
-                held: if self.inband().is_some() {
-                    id("in_full_q").land(id("dbg_ib_frame").lnot())
-                } else {
-                    id("in_full_q")
-                },
+                held: if self.inband().is_some() { ready.land(id("dbg_ib_frame").lnot()) } else { ready },
                 empty: id("in_beat_q").equals(Expr::zero(self.bw)),
                 send: id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
                 first_beat: id("in_full_q")

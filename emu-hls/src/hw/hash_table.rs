@@ -38,30 +38,15 @@ pub fn crc32_matrix(key_width: usize) -> Crc32Matrix {
     Crc32Matrix { masks, constant }
 }
 
-/// `set_q × per` as an index into a flat vector of `total` bits (`set_q` has `sb` bits): a
-/// concatenation when `per` is a power of two, a multiplication otherwise.
-fn flat_base(sb: u32, per: u32, total: u64) -> Expr {
-    let iw = address_width(total);
-    let set = Expr::id("set_q");
-    if per.is_power_of_two() {
-        let shift = per.trailing_zeros();
-        match (shift, iw - sb - shift) {
-            (0, 0) => set,
-            (0, pad) => Expr::concat(vec![Expr::zero(pad), set]),
-            (shift, _) => Expr::concat(vec![set, Expr::zero(shift)]),
-        }
-    } else {
-        Expr::concat(vec![Expr::zero(iw - sb), set]).binary(crate::verilog::BinOp::Mul, Expr::dec(iw, per as u128))
-    }
-}
-
 /// A set-associative table of `N` (key, value) entries in `N / WAYS` sets of `WAYS` ways: the
 /// hardware of `emu_core::HashTable<K, V, N, WAYS>` with `K::WIDTH = KW`, `V::WIDTH = VW`.
 ///
-/// The keys and values of a set are one word of a block RAM (`WAYS × (KW + VW)` bits, one
-/// word per set); the valid bits and each set's round-robin pointer are registers. The set of
-/// a key is the low `log2(N / WAYS)` bits of the CRC-32 of its big-endian bytes, computed as
-/// XOR trees ([`crc32_matrix`]). Semantics (the CPU's, exactly):
+/// A set is one word of a block RAM (per way its key, value and valid bit; the set's
+/// round-robin pointer above them), so nothing of the table is in registers: after a reset the
+/// module sweeps the RAM empty, a set a cycle (`sweeping` high, requests not taken), and an
+/// FPGA's RAM starts empty. The set of a key is the low `log2(N / WAYS)` bits of the CRC-32 of
+/// its big-endian bytes, computed as XOR trees ([`crc32_matrix`]). Semantics (the CPU's,
+/// exactly):
 ///
 /// - a key lives only in its set; way `w` of set `s` is slot `s × WAYS + w`;
 /// - *get* returns the value of the way of the key's set holding the key;
@@ -73,22 +58,24 @@ fn flat_base(sb: u32, per: u32, total: u64) -> Expr {
 ///
 /// A request takes two cycles — the first reads the set's word from the RAM, the second
 /// compares the `WAYS` keys, writes the word back and answers — so `req_ready` is low in the
-/// second: a request is taken at a rising edge where `req_valid` and `req_ready` are both high
-/// and answered two cycles later. `N / WAYS` must be a power of two, as on the CPU.
+/// second (and for `N / WAYS` cycles after a reset): a request is taken at a rising edge where
+/// `req_valid` and `req_ready` are both high and answered two cycles later. `N / WAYS` must be a
+/// power of two, as on the CPU.
 #[derive(Clone, Debug, LogicBlock)]
 pub struct HashTable<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> {
     // Clocking.
     /// The clock: state and responses change only at its rising edge.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: empties every way, sets every pointer to 0, drops a
-    /// request in flight, clears the response registers and ignores the request.
+    /// Synchronous reset, active high: drops a request in flight, clears the response
+    /// registers, ignores the request and starts the sweep that empties every way and sets
+    /// every pointer to 0.
     pub reset: Signal<In, Bit>,
 
     // The request port.
     /// Request strobe: the request is taken at a rising edge where it and `req_ready` are high.
     pub req_valid: Signal<In, Bit>,
-    /// High when a request can be taken: low during the second cycle of a request (a request
-    /// then is ignored).
+    /// High when a request can be taken: low during the second cycle of a request and while
+    /// sweeping (a request then is ignored).
     pub req_ready: Signal<Out, Bit>,
     /// The operation: [`HashTable::OP_GET`], [`HashTable::OP_INSERT`] or
     /// [`HashTable::OP_REMOVE`] (3 is a get).
@@ -111,6 +98,9 @@ pub struct HashTable<const KW: usize, const VW: usize, const N: usize, const WAY
     pub resp_evicted: Signal<Out, Bit>,
     /// The evicted entry's key, when `resp_evicted`; 0 otherwise.
     pub resp_evicted_key: Signal<Out, Bits<KW>>,
+    /// High while the RAM is being swept empty, `N / WAYS` cycles after a reset (and after
+    /// power-on): the NF's core takes no frame then.
+    pub sweeping: Signal<Out, Bit>,
 
     /// The model's sets: per way, the (key, value) of a valid one.
     _sets: Vec<Vec<Option<(Bits<KW>, Bits<VW>)>>>,
@@ -118,6 +108,8 @@ pub struct HashTable<const KW: usize, const VW: usize, const N: usize, const WAY
     _ptrs: Vec<usize>,
     /// The model's request in flight: (op, key, value).
     _pending: Option<(u64, Bits<KW>, Bits<VW>)>,
+    /// Cycles of the sweep left.
+    _sweep: usize,
 }
 
 impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Default for HashTable<KW, VW, N, WAYS> {
@@ -130,7 +122,7 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Defaul
             clock: Default::default(),
             reset: Default::default(),
             req_valid: Default::default(),
-            req_ready: Signal::new_with_default(true),
+            req_ready: Signal::new_with_default(false),
             req_op: Default::default(),
             req_key: Default::default(),
             req_value: Default::default(),
@@ -139,9 +131,11 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Defaul
             resp_value: Default::default(),
             resp_evicted: Default::default(),
             resp_evicted_key: Default::default(),
+            sweeping: Signal::new_with_default(true),
             _sets: vec![vec![None; WAYS]; N / WAYS],
             _ptrs: vec![0; N / WAYS],
             _pending: None,
+            _sweep: N / WAYS,
         }
     }
 }
@@ -219,14 +213,18 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Logic 
             return;
         }
         if self.reset.val() {
+            // (The RAM is empty once the sweep is done; no request is taken before.)
             self._sets.iter_mut().flatten().for_each(|e| *e = None);
             self._ptrs.iter_mut().for_each(|p| *p = 0);
             self._pending = None;
+            self._sweep = Self::SETS;
             self.resp_valid.next = false;
             self.resp_hit.next = false;
             self.resp_value.next = 0.into();
             self.resp_evicted.next = false;
             self.resp_evicted_key.next = 0.into();
+        } else if self._sweep > 0 {
+            self._sweep -= 1;
         } else if let Some((op, key, value)) = self._pending.take() {
             self.answer(op, key, value);
         } else {
@@ -235,7 +233,8 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Logic 
                 self._pending = Some((self.req_op.val().to_u64(), self.req_key.val(), self.req_value.val()));
             }
         }
-        self.req_ready.next = self._pending.is_none();
+        self.req_ready.next = self._pending.is_none() && self._sweep == 0;
+        self.sweeping.next = self._sweep > 0;
     }
 
     fn connect(&mut self) {
@@ -245,6 +244,7 @@ impl<const KW: usize, const VW: usize, const N: usize, const WAYS: usize> Logic 
         self.resp_value.connect();
         self.resp_evicted.connect();
         self.resp_evicted_key.connect();
+        self.sweeping.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -285,6 +285,7 @@ pub fn hash_table_module(name: &str, key_width: u32, value_width: u32, size: u64
             Port::output_wire("resp_value", value_width),
             Port::output_wire("resp_evicted", 1),
             Port::output_wire("resp_evicted_key", key_width),
+            Port::output_wire("sweeping", 1),
         ],
         items: body(key_width, value_width, size, ways, Replacement::RoundRobin),
     }
@@ -322,69 +323,66 @@ pub fn lru_sets_module(name: &str, key_width: u32, value_width: u32, size: u64, 
 }
 
 /// Gives a hash table module a read port for the debugger (built only with the debug unit):
-/// input `dbg_slot` (slot `s × WAYS + w`), outputs `dbg_valid` (its valid bit, at once) and
-/// `dbg_key`, `dbg_value` (from its set's word, read through the block RAM's second port: they
-/// show the slot `dbg_slot` named one cycle before). `WAYS` must be a power of two; `false`,
-/// and no port, otherwise.
+/// input `dbg_slot` (slot `s × WAYS + w`), outputs `dbg_valid`, `dbg_key` and `dbg_value` (from
+/// its set's word, read through the block RAM's second port: they show the slot `dbg_slot`
+/// named one cycle before). `WAYS` must be a power of two; `false`, and no port, otherwise.
 pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> bool {
     if !ways.is_power_of_two() {
         return false;
     }
     let id = Expr::id;
-    let (sb, wb) = (address_width(n / ways), address_width(ways));
+    let l = Layout::new(kw, vw, n, ways, policy);
     let sw = crate::verilog::index_width(n);
-    let entry_w = kw + vw + policy.age_bits(ways);
     m.ports.push(Port::input("dbg_slot", sw));
     for (name, w) in [("dbg_valid", 1), ("dbg_key", kw), ("dbg_value", vw)] {
         m.ports.push(Port::output_wire(name, w));
     }
-    m.items.push(Item::comment("The debugger's read port: the valid bit at once, key and value a cycle later."));
-    m.items.push(Item::reg("dbg_word_q", ways as u32 * entry_w));
-    let mut clocked = vec![Stmt::nb(id("dbg_word_q"), id("set_word").index(debug_slot_set(sb, wb)))];
-    if wb > 0 {
-        m.items.push(Item::reg("dbg_way_q", wb));
-        clocked.push(Stmt::nb(id("dbg_way_q"), id("dbg_slot").slice(wb - 1, 0)));
+    m.items.push(Item::comment("The debugger's read port: the slot's set's word, a cycle later."));
+    m.items.push(Item::reg("dbg_word_q", l.word_w));
+    let mut clocked = vec![Stmt::nb(id("dbg_word_q"), id("set_word").index(debug_slot_set(l.sb, l.wb)))];
+    if l.wb > 0 {
+        m.items.push(Item::reg("dbg_way_q", l.wb));
+        clocked.push(Stmt::nb(id("dbg_way_q"), id("dbg_slot").slice(l.wb - 1, 0)));
     }
     m.items.push(Item::always_posedge("clock", clocked));
-    let valid = if n == 1 { id("valid_flat") } else { id("valid_flat").index(id("dbg_slot")) };
-    m.items.push(Item::assign(id("dbg_valid"), valid));
-    let field = |lo: u32, w: u32| {
+    let of_way = |field: &dyn Fn(u64) -> Expr, w: u32| {
         (0..ways).rev().fold(Expr::zero(w), |acc, way| {
-            let bits = id("dbg_word_q").slice(way as u32 * entry_w + lo + w - 1, way as u32 * entry_w + lo);
-            if wb == 0 {
-                bits
+            if l.wb == 0 {
+                field(way)
             } else {
-                Expr::mux(id("dbg_way_q").equals(Expr::dec(wb, way as u128)), bits, acc)
+                Expr::mux(id("dbg_way_q").equals(Expr::dec(l.wb, way as u128)), field(way), acc)
             }
         })
     };
-    m.items.push(Item::assign(id("dbg_key"), field(0, kw)));
-    m.items.push(Item::assign(id("dbg_value"), field(kw, vw)));
+    m.items.push(Item::assign(id("dbg_valid"), of_way(&|w| l.valid("dbg_word_q", w), 1)));
+    m.items.push(Item::assign(id("dbg_key"), of_way(&|w| l.key("dbg_word_q", w), kw)));
+    m.items.push(Item::assign(id("dbg_value"), of_way(&|w| l.value("dbg_word_q", w), vw)));
     true
 }
 
 /// Gives a hash table module with its debugger's read port ([`add_debug_read`]) a write port:
 /// at a rising edge with `dbg_we` high (and `reset` low), way `dbg_slot mod WAYS` of set
 /// `dbg_slot / WAYS` becomes valid or empty as `dbg_wvalid` says and takes (`dbg_wkey`,
-/// `dbg_wvalue`), in one cycle: the set's word is the read port's (read the cycle before),
-/// written back through the RAM's second port; no pointer moves. Output `dbg_busy` is high
+/// `dbg_wvalue`), in one cycle: the set's word is the read port's (read the cycle before, so
+/// `dbg_slot` must have named the slot a cycle before `dbg_we`), written back through the
+/// RAM's second port; no pointer moves. Output `dbg_busy` is high
 /// while a request is in flight and the cycle after (when the read port's word may predate
-/// the request's write): the debug unit writes only when it is low, between frames, after
-/// checking what the CPU checks (the key hashes to the slot's set, no other way holds it).
-/// With LRU replacement the set's ages move as the CPU's debugger write moves them: the old
-/// entry leaves as by a remove, the new one arrives as the set's most recently used.
+/// the request's write), and while sweeping: the debug unit writes only when it is low,
+/// between frames, after checking what the CPU checks (the key hashes to the slot's set, no
+/// other way holds it). With LRU replacement the set's ages move as the CPU's debugger write
+/// moves them: the old entry leaves as by a remove, the new one arrives as the set's most
+/// recently used.
 pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) {
     let id = Expr::id;
-    let (sb, wb) = (address_width(n / ways), address_width(ways));
-    let ab = policy.age_bits(ways);
-    let entry_w = kw + vw + ab;
+    let l = Layout::new(kw, vw, n, ways, policy);
+    let (wb, ab) = (l.wb, l.ab);
     for (name, w) in [("dbg_we", 1), ("dbg_wvalid", 1), ("dbg_wkey", kw), ("dbg_wvalue", vw)] {
         m.ports.push(Port::input(name, w));
     }
     m.ports.push(Port::output_wire("dbg_busy", 1));
     m.items.push(Item::comment("The debugger's write port: the read port's word, one way replaced."));
     m.items.push(Item::reg("busy_q", 1));
-    m.items.push(Item::assign(id("dbg_busy"), id("busy").lor(id("busy_q"))));
+    m.items.push(Item::assign(id("dbg_busy"), id("busy").lor(id("busy_q")).lor(id("sweep_q"))));
     let way_of_slot = |w: u64| {
         if wb == 0 {
             Expr::bit(true)
@@ -392,59 +390,56 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, poli
             id("dbg_slot").slice(wb - 1, 0).equals(Expr::dec(wb, w as u128))
         }
     };
-    let set = debug_slot_set(sb, wb);
-    let age = |w: u64| id("dbg_word_q").slice(w as u32 * entry_w + kw + vw + ab - 1, w as u32 * entry_w + kw + vw);
+    let mut word = id("dbg_word_q");
     if ab > 0 {
-        // The written slot's age, and whether it held an entry.
+        // The written slot's age and valid bit, in the word read for `dbg_slot`.
+        let of_slot =
+            |field: &dyn Fn(u64) -> Expr| (1..ways).fold(field(0), |acc, w| Expr::mux(way_of_slot(w), field(w), acc));
         m.items.push(Item::wire("dbg_age", ab));
-        let slot_age = (1..ways).fold(age(0), |acc, w| Expr::mux(way_of_slot(w), age(w), acc));
-        m.items.push(Item::assign(id("dbg_age"), slot_age));
+        m.items.push(Item::assign(id("dbg_age"), of_slot(&|w| l.age("dbg_word_q", w))));
+        m.items.push(Item::wire("dbg_was_valid", 1));
+        m.items.push(Item::assign(id("dbg_was_valid"), of_slot(&|w| l.valid("dbg_word_q", w))));
     }
-    let new_word = (0..ways)
-        .rev()
-        .map(|w| {
-            let lo = w as u32 * entry_w;
-            let old = id("dbg_word_q").slice(lo + kw + vw - 1, lo);
-            let entry = Expr::mux(way_of_slot(w), Expr::concat(vec![id("dbg_wvalue"), id("dbg_wkey")]), old);
-            if ab == 0 {
-                return entry;
-            }
-            // Another way of the set: one older when the new entry is younger than it was
-            // (valid, and the old entry, if any, was older), one younger when the emptied
-            // entry was older than it.
-            let valid_w = if n == 1 {
-                id("valid_flat")
-            } else if sb == 0 {
-                id("valid_flat").index(Expr::dec(wb, w as u128))
-            } else {
-                id("valid_flat").index(Expr::concat(vec![set.clone(), Expr::dec(wb, w as u128)]))
-            };
-            let older = id("dbg_wvalid").land(id("dbg_valid").lnot().lor(age(w).less_than(id("dbg_age"))));
-            let younger = id("dbg_wvalid").lnot().land(id("dbg_valid")).land(id("dbg_age").less_than(age(w)));
-            let one = Expr::dec(ab, 1);
-            let moved = Expr::mux(
+    m.items.push(Item::reg("dbg_new_word", l.word_w));
+    let mut build = vec![Stmt::blocking(id("dbg_new_word"), word.clone())];
+    for w in 0..ways {
+        build.push(Stmt::if_(
+            way_of_slot(w),
+            vec![
+                Stmt::blocking(l.entry("dbg_new_word", w), Expr::concat(vec![id("dbg_wvalue"), id("dbg_wkey")])),
+                Stmt::blocking(l.valid("dbg_new_word", w), id("dbg_wvalid")),
+            ],
+        ));
+        if ab == 0 {
+            continue;
+        }
+        // Another way of the set: one older when the new entry is younger than it was
+        // (valid, and the old entry, if any, was older), one younger when the emptied entry
+        // was older than it; the written way is the most recent.
+        let (age, valid_w) = (l.age("dbg_word_q", w), l.valid("dbg_word_q", w));
+        let older = id("dbg_wvalid").land(id("dbg_was_valid").lnot().lor(age.clone().less_than(id("dbg_age"))));
+        let younger = id("dbg_wvalid").lnot().land(id("dbg_was_valid")).land(id("dbg_age").less_than(age.clone()));
+        let one = Expr::dec(ab, 1);
+        build.push(Stmt::if_else(
+            way_of_slot(w),
+            vec![Stmt::blocking(l.age("dbg_new_word", w), Expr::zero(ab))],
+            vec![Stmt::if_else(
                 valid_w.clone().land(older),
-                age(w).plus(one.clone()),
-                Expr::mux(valid_w.land(younger), age(w).minus(one), age(w)),
-            );
-            Expr::concat(vec![Expr::mux(way_of_slot(w), Expr::zero(ab), moved), entry])
-        })
-        .collect();
-    m.items.push(Item::wire("dbg_new_word", ways as u32 * entry_w));
-    m.items.push(Item::assign(id("dbg_new_word"), Expr::concat(new_word)));
-    // Never while busy (the unit waits for dbg_busy anyway): so yosys sees this write and the
-    // request's write-back exclusive, one RAM write port.
-    let we = id("dbg_we").land(id("reset").lnot()).land(id("busy").lnot());
+                vec![Stmt::blocking(l.age("dbg_new_word", w), age.clone().plus(one.clone()))],
+                vec![Stmt::if_(valid_w.land(younger), vec![Stmt::blocking(l.age("dbg_new_word", w), age.minus(one))])],
+            )],
+        ));
+    }
+    m.items.push(Item::always_comb(build));
+    word = id("dbg_new_word");
+    let set = debug_slot_set(l.sb, wb);
+    // Never while busy or sweeping (the unit waits for dbg_busy anyway): so yosys sees this
+    // write and the module's own exclusive, one RAM write port.
+    let we = id("dbg_we").land(id("reset").lnot()).land(id("busy").lnot()).land(id("sweep_q").lnot());
     m.items.push(Item::always_posedge(
         "clock",
-        vec![
-            Stmt::nb(id("busy_q"), id("busy")),
-            Stmt::if_(we.clone(), vec![Stmt::nb(id("set_word").index(set), id("dbg_new_word"))]),
-        ],
+        vec![Stmt::nb(id("busy_q"), id("busy")), Stmt::if_(we, vec![Stmt::nb(id("set_word").index(set), word)])],
     ));
-    // The valid bit, in the block that owns the valid bits (the last word on them).
-    let valid = if n == 1 { id("valid_flat") } else { id("valid_flat").index(id("dbg_slot")) };
-    super::block_assigning(m, "valid_flat").push(Stmt::if_(we, vec![Stmt::nb(valid, id("dbg_wvalid"))]));
 }
 
 /// The set of slot `dbg_slot` (`dbg_slot / WAYS`), for the debugger's ports.
@@ -462,37 +457,20 @@ fn debug_slot_set(sb: u32, wb: u32) -> Expr {
 /// `HashTable`'s.)
 fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     let id = Expr::id;
-    let sets = n / ways;
-    let sb = address_width(sets); // set numbers; 0 with one set
-    let wb = address_width(ways); // way numbers; 0 with one way
+    let l = Layout::new(kw, vw, n, ways, policy);
+    let Layout { sets, sb, wb, ab, entry_w, word_w, .. } = l;
     let lru = policy == Replacement::Lru;
-    let ab = policy.age_bits(ways); // age bits, above each way's value (LRU)
     let round_robin = !lru && wb > 0; // a pointer per set
-    let entry_w = kw + vw + ab;
-    let word_w = ways as u32 * entry_w;
-    // A set's RAM word, valid bits and pointer, at the set number `at`.
-    let at_set = |mem: &'static str, at: &'static str| -> Expr {
+    let at_set = |at: &'static str| -> Expr {
         if sb == 0 {
-            Expr::id(mem).index(Expr::int(0))
+            id("set_word").index(Expr::int(0))
         } else {
-            Expr::id(mem).index(Expr::id(at))
+            id("set_word").index(id(at))
         }
     };
-    let way_key = |w: u64| id("word_q").slice(w as u32 * entry_w + kw - 1, w as u32 * entry_w);
-    let way_value = |w: u64| id("word_q").slice(w as u32 * entry_w + kw + vw - 1, w as u32 * entry_w + kw);
-    let way_age = |word: &'static str, w: u64| {
-        id(word).slice(w as u32 * entry_w + kw + vw + ab - 1, w as u32 * entry_w + kw + vw)
-    };
+    let way_key = |w: u64| l.key("word_q", w);
+    let way_value = |w: u64| l.value("word_q", w);
     let way = |w: u64| Expr::dec(wb, w as u128);
-    // Set s's `per` bits of a flat vector: `vector[base +: per]`, the whole vector with one
-    // set.
-    let flat = |vector: &'static str, base: &'static str, per: u32| -> Expr {
-        if sb == 0 {
-            Expr::id(vector)
-        } else {
-            Expr::id(vector).part(Expr::id(base), per)
-        }
-    };
     // `name == w` for a way-number variable; always true with one way.
     let is_way = |name: &'static str, w: u64| {
         if wb == 0 {
@@ -512,28 +490,26 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     let mut items = vec![
         Item::comment(if lru {
             format!(
-                "Lru: {sets} sets of {ways} ways. A set's keys, values and ages are one \
-                 {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
-                 key low, age high); its valid bits\nare registers. Two cycles per request: \
-                 read the set's word, then compare, write\nback and answer. An age is the \
-                 number of the set's entries used more recently."
+                "Lru: {sets} sets of {ways} ways. A set is one {word_w}-bit word of block RAM: way w at\n\
+                 bits [w*{entry_w} +: {entry_w}], key low, then value, age and valid bit. Two \
+                 cycles per request:\nread the set's word, then compare, write back and answer. \
+                 An age is the number of\nthe set's entries used more recently. After a reset the \
+                 sets are swept empty, one a\ncycle (`sweeping`), and requests wait."
             )
         } else {
             format!(
-                "HashTable: {sets} sets of {ways} ways. A set's keys and values are one \
-                 {word_w}-bit word\nof block RAM (way w at bits [w*{entry_w} +: {entry_w}], \
-                 key low); its valid bits and round-robin\npointer are registers. Two cycles \
-                 per request: read the set's word, then compare,\nwrite back and answer."
+                "HashTable: {sets} sets of {ways} ways. A set is one {word_w}-bit word of block RAM: \
+                 way w at\nbits [w*{entry_w} +: {entry_w}], key low, then value and valid bit; \
+                 the round-robin pointer\nabove the ways. Two cycles per request: read the set's \
+                 word, then compare, write back\nand answer. After a reset the sets are swept \
+                 empty, one a cycle (`sweeping`), and\nrequests wait."
             )
         }),
         Item::memory("set_word", word_w, sets).with_attr("ram_style", "block"),
-        // Flat vectors rather than memories, so that a reset clears them in one
-        // assignment: set s's valid bits are valid_flat[s*WAYS +: WAYS], its pointer
-        // ptr_flat[s*PTR_BITS +: PTR_BITS].
-        Item::reg("valid_flat", n as u32),
     ];
-    if round_robin {
-        items.push(Item::reg("ptr_flat", sets as u32 * wb));
+    items.push(Item::reg("sweep_q", 1));
+    if sb > 0 {
+        items.push(Item::reg("sweep_set_q", sb));
     }
     items.push(Item::reg("busy", 1));
     items.push(Item::reg("op_q", 2));
@@ -572,35 +548,15 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     }
     let req_set = if sb == 0 { Expr::int(0) } else { id("req_set") };
 
-    // Initial contents and reset.
-    let mut clear = vec![Stmt::nb(id("valid_flat"), Expr::zero(n as u32))];
-    if round_robin {
-        clear.push(Stmt::nb(id("ptr_flat"), Expr::zero(sets as u32 * wb)));
+    // Reset: responses cleared, and the sweep started (the RAM is emptied a set a cycle).
+    let mut clear = vec![Stmt::nb(id("busy"), Expr::bit(false)), Stmt::nb(id("sweep_q"), Expr::bit(true))];
+    if sb > 0 {
+        clear.push(Stmt::nb(id("sweep_set_q"), Expr::zero(sb)));
     }
-    clear.push(Stmt::nb(id("busy"), Expr::bit(false)));
     for (name, w) in responses {
         clear.push(Stmt::nb(id(name), Expr::zero(w)));
     }
-    let blocking = |list: &[Stmt]| -> Vec<Stmt> {
-        list.iter()
-            .map(|st| match st {
-                Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-                Stmt::For { var, from, to, body } => Stmt::For {
-                    var: var.clone(),
-                    from: *from,
-                    to: *to,
-                    body: body
-                        .iter()
-                        .map(|b| match b {
-                            Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
-                            other => other.clone(),
-                        })
-                        .collect(),
-                },
-                other => other.clone(),
-            })
-            .collect()
-    };
+    // Initial contents: as after a reset (the sweep then finds the RAM empty already).
     items.push(Item::integer("i"));
     let mut init = vec![Stmt::For {
         var: "i".into(),
@@ -608,7 +564,10 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         to: sets,
         body: vec![Stmt::blocking(id("set_word").index(id("i")), Expr::zero(word_w))],
     }];
-    init.extend(blocking(&clear));
+    init.extend(clear.iter().map(|st| match st {
+        Stmt::NonBlocking(l, r) => Stmt::blocking(l.clone(), r.clone()),
+        other => other.clone(),
+    }));
     init.push(Stmt::blocking(id("op_q"), Expr::zero(2)));
     init.push(Stmt::blocking(id("key_q"), Expr::zero(kw)));
     init.push(Stmt::blocking(id("value_q"), Expr::zero(vw)));
@@ -621,30 +580,14 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     // Second cycle: compare the ways of the word read.
     items.push(Item::Blank);
     items.push(Item::comment(
-        "Second cycle: the way holding key_q, the lowest empty way, the victim at the\n\
-         set's pointer, and the set's word and valid bits after an insert or remove.",
+        "Second cycle: the way holding key_q, the lowest empty way, the victim, and the\n\
+         set's word after the request.",
     ));
-    items.push(Item::wire("valid_bits", ways as u32));
-    if sb > 0 {
-        items.push(Item::wire("valid_base", address_width(n)));
-        items.push(Item::assign(id("valid_base"), flat_base(sb, ways as u32, n)));
-    }
-    items.push(Item::assign(id("valid_bits"), flat("valid_flat", "valid_base", ways as u32)));
     if round_robin {
         items.push(Item::wire("ptr", wb));
-        if sb > 0 {
-            items.push(Item::wire("ptr_base", address_width(sets * wb as u64)));
-            items.push(Item::assign(id("ptr_base"), flat_base(sb, wb, sets * wb as u64)));
-        }
-        items.push(Item::assign(id("ptr"), flat("ptr_flat", "ptr_base", wb)));
+        items.push(Item::assign(id("ptr"), l.pointer("word_q")));
     }
-    let valid = |w: u64| {
-        if ways == 1 {
-            id("valid_bits")
-        } else {
-            id("valid_bits").bit_at(w as u32)
-        }
-    };
+    let valid = |w: u64| l.valid("word_q", w);
     let mut regs = vec![
         ("hit", 1),
         ("full", 1),
@@ -652,8 +595,6 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         ("victim_key", kw),
         ("victim_value", vw),
         ("new_word", word_w),
-        ("insert_valid", ways as u32),
-        ("remove_valid", ways as u32),
     ];
     if wb > 0 {
         regs.extend([("hit_way", wb), ("free_way", wb), ("target", wb)]);
@@ -695,16 +636,16 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
             vec![Stmt::blocking(id("victim_key"), way_key(w)), Stmt::blocking(id("victim_value"), way_value(w))];
         let at = if lru {
             pick.push(Stmt::blocking(id("victim_way"), way(w)));
-            way_age("word_q", w).equals(Expr::dec(ab, (ways - 1) as u128))
+            l.age("word_q", w).equals(Expr::dec(ab, (ways - 1) as u128))
         } else {
             is_way("ptr", w)
         };
         compare.push(Stmt::if_(at, pick));
     }
     if ab > 0 {
-        compare.push(Stmt::blocking(id("hit_age"), way_age("word_q", 0)));
+        compare.push(Stmt::blocking(id("hit_age"), l.age("word_q", 0)));
         for w in 1..ways {
-            compare.push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(id("hit_age"), way_age("word_q", w))]));
+            compare.push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(id("hit_age"), l.age("word_q", w))]));
         }
     }
     // The way an insert writes (and, LRU, a get hit makes the most recent): the hit, else the
@@ -717,29 +658,31 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         ));
     }
     compare.push(Stmt::blocking(id("new_word"), id("word_q")));
-    compare.push(Stmt::blocking(id("insert_valid"), id("valid_bits")));
-    compare.push(Stmt::blocking(id("remove_valid"), id("valid_bits")));
-    let entry_slice = |w: u64| id("new_word").slice(w as u32 * entry_w + kw + vw - 1, w as u32 * entry_w);
     let op_is = |op: u64| id("op_q").equals(Expr::dec(2, op as u128));
     let (op_insert, op_remove) = (HashTable::<1, 1, 1, 1>::OP_INSERT, HashTable::<1, 1, 1, 1>::OP_REMOVE);
-    let bit_of = |name: &'static str, w: u64| {
-        if ways == 1 {
-            Expr::id(name)
-        } else {
-            Expr::id(name).bit_at(w as u32)
-        }
-    };
     for w in 0..ways {
-        // (LRU: only an insert writes the entry; a get's target is its hit.)
-        let write_entry = if lru { is_way("target", w).land(op_is(op_insert)) } else { is_way("target", w) };
+        // An insert fills its target; a remove that hit empties its way.
         compare.push(Stmt::if_(
-            write_entry,
-            vec![Stmt::blocking(entry_slice(w), Expr::concat(vec![id("value_q"), id("key_q")]))],
+            is_way("target", w).land(op_is(op_insert)),
+            vec![
+                Stmt::blocking(l.entry("new_word", w), Expr::concat(vec![id("value_q"), id("key_q")])),
+                Stmt::blocking(l.valid("new_word", w), Expr::bit(true)),
+            ],
         ));
-        compare
-            .push(Stmt::if_(is_way("free_way", w), vec![Stmt::blocking(bit_of("insert_valid", w), Expr::bit(true))]));
-        compare
-            .push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(bit_of("remove_valid", w), Expr::bit(false))]));
+        compare.push(Stmt::if_(
+            is_way("hit_way", w).land(id("hit")).land(op_is(op_remove)),
+            vec![Stmt::blocking(l.valid("new_word", w), Expr::bit(false))],
+        ));
+    }
+    if round_robin {
+        // A full set's insert of a new key moves its pointer past the victim.
+        compare.push(Stmt::if_(
+            op_is(op_insert).land(id("hit").lnot()).land(id("full")),
+            vec![Stmt::blocking(
+                l.pointer("new_word"),
+                Expr::mux(id("ptr").equals(way(ways - 1)), way(0), id("ptr").plus(way(1))),
+            )],
+        ));
     }
     if ab > 0 {
         // The ages: a remove makes the set's entries older than the removed one a step
@@ -747,10 +690,10 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         // entries younger than it (all of them when it is new) a step older.
         let one = Expr::dec(ab, 1);
         for w in 0..ways {
-            let age = way_age("word_q", w);
+            let age = l.age("word_q", w);
             let younger = valid(w).land(id("hit_age").less_than(age.clone()));
             let older = valid(w).land(id("hit").lnot().lor(age.clone().less_than(id("hit_age"))));
-            let new_age = way_age("new_word", w);
+            let new_age = l.age("new_word", w);
             compare.push(Stmt::if_else(
                 op_is(op_remove),
                 vec![Stmt::if_(younger, vec![Stmt::blocking(new_age.clone(), age.clone().minus(one.clone()))])],
@@ -764,63 +707,46 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     }
     items.push(Item::always_comb(compare));
 
-    // The RAM port: read in the first cycle, write back in the second.
+    // The RAM port: the sweep after a reset; else read in a request's first cycle, write back
+    // in its second.
     items.push(Item::Blank);
-    items.push(Item::comment(if lru {
-        "The RAM port: the first cycle reads the set's word, the second writes it back\n\
-         (after an insert, a get that hit or a remove that hit)."
+    items.push(Item::comment(
+        "The RAM port: the sweep writes a set a cycle after a reset; a request's first cycle\n\
+         reads the set's word, its second writes it back when it changed.",
+    ));
+    let changed = if lru {
+        // Everything but a peek and a miss changes the set's ages.
+        op_is(op_insert).lor(id("hit").land(op_is(3).lnot()))
     } else {
-        "The RAM port: the first cycle reads the set's word, an insert's second cycle\n\
-         writes it back."
-    }));
+        op_is(op_insert).lor(id("hit").land(op_is(op_remove)))
+    };
     items.push(Item::always_posedge(
         "clock",
         vec![Stmt::if_(
             id("reset").lnot(),
             vec![Stmt::if_else(
-                id("busy"),
-                vec![Stmt::if_(
-                    if lru {
-                        // Everything but a peek and a miss changes the set's ages.
-                        op_is(op_insert).lor(id("hit").land(op_is(3).lnot()))
-                    } else {
-                        op_is(op_insert)
-                    },
-                    vec![Stmt::nb(at_set("set_word", "set_q"), id("new_word"))],
+                id("sweep_q"),
+                vec![Stmt::nb(at_set("sweep_set_q"), Expr::zero(word_w))],
+                vec![Stmt::if_else(
+                    id("busy"),
+                    vec![Stmt::if_(changed, vec![Stmt::nb(at_set("set_q"), id("new_word"))])],
+                    vec![Stmt::if_(
+                        id("req_valid"),
+                        vec![Stmt::nb(id("word_q"), id("set_word").index(req_set.clone()))],
+                    )],
                 )],
-                vec![Stmt::if_(id("req_valid"), vec![Stmt::nb(id("word_q"), id("set_word").index(req_set.clone()))])],
             )],
         )],
     ));
 
-    // Control, valid bits, pointers and responses.
-    let mut evict = vec![
+    // Control and responses.
+    let evict = vec![
         Stmt::nb(id("resp_evicted_q"), Expr::bit(true)),
         Stmt::nb(id("resp_evicted_key_q"), id("victim_key")),
         Stmt::nb(id("resp_value_q"), id("victim_value")),
     ];
-    if round_robin {
-        evict.push(Stmt::nb(
-            flat("ptr_flat", "ptr_base", wb),
-            Expr::mux(id("ptr").equals(way(ways - 1)), way(0), id("ptr").plus(way(1))),
-        ));
-    }
-    let insert = vec![Stmt::if_(
-        id("hit").lnot(),
-        vec![Stmt::if_else(
-            id("full").lnot(),
-            vec![Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("insert_valid"))],
-            evict,
-        )],
-    )];
-    let remove = vec![Stmt::if_(
-        id("hit"),
-        vec![
-            Stmt::nb(flat("valid_flat", "valid_base", ways as u32), id("remove_valid")),
-            Stmt::nb(id("resp_value_q"), id("found_value")),
-        ],
-    )];
-    let get = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), id("found_value"))])];
+    let insert = vec![Stmt::if_(id("hit").lnot().land(id("full")), evict)];
+    let found = vec![Stmt::if_(id("hit"), vec![Stmt::nb(id("resp_value_q"), id("found_value"))])];
     let answer = vec![
         Stmt::nb(id("busy"), Expr::bit(false)),
         Stmt::nb(id("resp_valid_q"), Expr::bit(true)),
@@ -828,14 +754,7 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         Stmt::nb(id("resp_value_q"), Expr::zero(vw)),
         Stmt::nb(id("resp_evicted_q"), Expr::bit(false)),
         Stmt::nb(id("resp_evicted_key_q"), Expr::zero(kw)),
-        Stmt::Case {
-            subject: id("op_q"),
-            arms: vec![
-                (vec![Expr::dec(2, HashTable::<1, 1, 1, 1>::OP_INSERT as u128)], insert),
-                (vec![Expr::dec(2, HashTable::<1, 1, 1, 1>::OP_REMOVE as u128)], remove),
-            ],
-            default: Some(get),
-        },
+        Stmt::if_else(op_is(op_insert), insert, found),
     ];
     let mut take = vec![
         Stmt::nb(id("busy"), Expr::bit(true)),
@@ -846,6 +765,12 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
     if sb > 0 {
         take.push(Stmt::nb(id("set_q"), id("req_set")));
     }
+    let mut sweep = vec![];
+    if sb > 0 {
+        sweep.push(Stmt::nb(id("sweep_set_q"), id("sweep_set_q").plus(Expr::dec(sb, 1))));
+    }
+    let last = if sb > 0 { id("sweep_set_q").equals(Expr::dec(sb, (sets - 1) as u128)) } else { Expr::bit(true) };
+    sweep.push(Stmt::if_(last, vec![Stmt::nb(id("sweep_q"), Expr::bit(false))]));
     items.push(Item::Blank);
     items.push(Item::always_posedge(
         "clock",
@@ -853,19 +778,84 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
             id("reset"),
             clear,
             vec![Stmt::if_else(
-                id("busy"),
-                answer,
-                vec![Stmt::nb(id("resp_valid_q"), Expr::bit(false)), Stmt::if_(id("req_valid"), take)],
+                id("sweep_q"),
+                sweep,
+                vec![Stmt::if_else(
+                    id("busy"),
+                    answer,
+                    vec![Stmt::nb(id("resp_valid_q"), Expr::bit(false)), Stmt::if_(id("req_valid"), take)],
+                )],
             )],
         )],
     ));
     items.push(Item::Blank);
-    items.push(Item::assign(id("req_ready"), id("busy").lnot()));
+    items.push(Item::assign(id("req_ready"), id("busy").lor(id("sweep_q")).lnot()));
+    items.push(Item::assign(id("sweeping"), id("sweep_q")));
     for (name, _) in responses {
         let port = name.trim_end_matches("_q");
         items.push(Item::assign(Expr::id(port), id(name)));
     }
     items
+}
+
+/// Where a way's fields sit in a set's word: way `w` at `[w*entry_w +: entry_w]`, key low,
+/// then value, age (LRU) and valid bit; a round-robin pointer above the ways.
+#[derive(Clone, Copy)]
+struct Layout {
+    kw: u32,
+    vw: u32,
+    sets: u64,
+    /// Set-number bits: 0 with one set.
+    sb: u32,
+    /// Way-number bits: 0 with one way.
+    wb: u32,
+    /// Age bits (LRU), 0 otherwise.
+    ab: u32,
+    entry_w: u32,
+    /// The ways, and a round-robin pointer above them.
+    word_w: u32,
+    ways: u64,
+}
+
+impl Layout {
+    fn new(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Layout {
+        let (sets, wb, ab) = (n / ways, address_width(ways), policy.age_bits(ways));
+        let entry_w = kw + vw + ab + 1;
+        let pointer = if policy == Replacement::RoundRobin { wb } else { 0 };
+        Layout { kw, vw, sets, sb: address_width(sets), wb, ab, entry_w, word_w: ways as u32 * entry_w + pointer, ways }
+    }
+
+    fn field(&self, word: &str, w: u64, lo: u32, width: u32) -> Expr {
+        let at = w as u32 * self.entry_w + lo;
+        Expr::id(word).slice(at + width - 1, at)
+    }
+
+    fn key(&self, word: &str, w: u64) -> Expr {
+        self.field(word, w, 0, self.kw)
+    }
+
+    fn value(&self, word: &str, w: u64) -> Expr {
+        self.field(word, w, self.kw, self.vw)
+    }
+
+    /// Key and value together (value high).
+    fn entry(&self, word: &str, w: u64) -> Expr {
+        self.field(word, w, 0, self.kw + self.vw)
+    }
+
+    fn age(&self, word: &str, w: u64) -> Expr {
+        self.field(word, w, self.kw + self.vw, self.ab)
+    }
+
+    fn valid(&self, word: &str, w: u64) -> Expr {
+        Expr::id(word).bit_at(w as u32 * self.entry_w + self.kw + self.vw + self.ab)
+    }
+
+    /// The round-robin pointer.
+    fn pointer(&self, word: &str) -> Expr {
+        let lo = self.ways as u32 * self.entry_w;
+        Expr::id(word).slice(lo + self.wb - 1, lo)
+    }
 }
 
 #[cfg(test)]
@@ -934,7 +924,21 @@ mod test {
             hw.req_op.next = rng.below(4).into();
             (k, v)
         };
+        let mut swept = 0;
         for step in 0..10_000 {
+            // After power-on and each reset: the sweep, a set a cycle, requests ignored.
+            let mut sweep = 0;
+            while hw.sweeping.val() {
+                assert!(!hw.req_ready.val(), "step {step}: not ready while sweeping");
+                random_request(&mut hw, &mut rng);
+                hw.req_valid.next = rng.chance(1, 2);
+                hw.reset.next = false;
+                tick(&mut hw);
+                trace.record(&hw);
+                sweep += 1;
+            }
+            assert!(sweep == 0 || sweep == N / WAYS, "step {step}: a sweep of {sweep} cycles");
+            swept += (sweep > 0) as u32;
             let (k, v) = random_request(&mut hw, &mut rng);
             let op = hw.req_op.next.to_u64();
             let idle = rng.chance(1, 10);
@@ -979,6 +983,7 @@ mod test {
             hw.req_valid.next = false;
         }
         assert!(evictions > 100, "only {evictions} evictions");
+        assert!(swept > 5, "only {swept} sweeps");
         trace.replay_in_verilator(&hw);
     }
 

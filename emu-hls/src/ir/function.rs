@@ -123,10 +123,15 @@ impl StateKind {
     /// A table in sets in block RAM (a `hash_table`, an `lru` of more than one set): every
     /// access reads its set's word and writes it back.
     pub fn in_sets(&self) -> bool {
+        self.sets().is_some()
+    }
+
+    /// The number of sets of a table in sets ([`StateKind::in_sets`]).
+    pub fn sets(&self) -> Option<u32> {
         match self {
-            StateKind::HashTable { .. } => true,
-            StateKind::Lru { size, ways, .. } => ways < size,
-            _ => false,
+            StateKind::HashTable { size, ways, .. } => Some(size / (*ways).max(1)),
+            StateKind::Lru { size, ways, .. } if ways < size => Some(size / (*ways).max(1)),
+            _ => None,
         }
     }
 
