@@ -157,6 +157,14 @@ pub fn report(design: &Design) -> String {
         "Initiation interval, back-to-back 64-byte frames: {best64} to {worst64} cycles. \
          At 200 MHz, 4×10G line rate for 64-byte frames needs at most 3.36."
     );
+    if let Some(sets) = d.func.states.iter().filter_map(|(_, decl)| decl.kind.sets()).max() {
+        let _ = writeln!(r);
+        let _ = writeln!(
+            r,
+            "After a reset the tables in block RAM are swept empty, a set a cycle: the first frame is \
+             taken {sets} cycles after it at the earliest."
+        );
+    }
     let _ = writeln!(r);
     let _ = writeln!(r, "## Memories");
     let _ = writeln!(r);

