@@ -22,6 +22,7 @@ use emu_hls::backend::Design;
 use emu_sim::hw_debug::{DebugBench, InBand};
 use emu_sim::verilator::VerilatorModel;
 use proptest::prelude::*;
+use std::path::PathBuf;
 
 const MGMT: u8 = 3;
 const MAC_TABLE: u16 = 0;
@@ -433,19 +434,18 @@ fn port_frames(dir: &std::path::Path) -> Vec<Vec<Vec<u8>>> {
         .collect()
 }
 
-#[test]
-fn emu_dbg_drives_a_running_emu_sim() {
-    const EMU: &str = env!("CARGO_BIN_EXE_emu");
-    let dir = tempfile::tempdir().unwrap();
-    let sock = dir.path().join("ls.sock");
-    let out = dir.path().join("out");
-    let args = ["sim", "learning-switch", "--width", "64", "--in", "examples/mixed.pcapng", "--out"];
-    let mut sim = std::process::Command::new(EMU)
-        .args(args)
+/// `emu sim learning-switch` on the Verilator tier with its unit on a socket in `dir` (and the
+/// options `extra`), once it listens: the process, the socket and the output directory.
+fn debug_sim(dir: &std::path::Path, extra: &[&str]) -> (std::process::Child, PathBuf, PathBuf) {
+    let (sock, out) = (dir.join("ls.sock"), dir.join("out"));
+    let sim = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
+        .args(["sim", "learning-switch", "--width", "64", "--in", "examples/mixed.pcapng", "--out"])
         .arg(&out)
-        .args(["--target", "verilator", "--debug-socket"])
+        .args(["--target", "verilator"])
+        .args(extra)
+        .arg("--debug-socket")
         .arg(&sock)
-        .stdout(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
@@ -453,11 +453,27 @@ fn emu_dbg_drives_a_running_emu_sim() {
         assert!(std::time::Instant::now() < deadline, "the sim never listened");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let dbg = |script: &str| {
-        let o = std::process::Command::new(EMU).arg("dbg").arg(&sock).args(["--exec", script]).output().unwrap();
-        assert!(o.status.success(), "{script}: {}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8(o.stdout).unwrap()
-    };
+    (sim, sock, out)
+}
+
+/// `emu dbg SOCK --exec SCRIPT`'s output.
+fn dbg_exec(sock: &std::path::Path, script: &str) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
+        .arg("dbg")
+        .arg(sock)
+        .args(["--exec", script])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{script}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn emu_dbg_drives_a_running_emu_sim() {
+    const EMU: &str = env!("CARGO_BIN_EXE_emu");
+    let dir = tempfile::tempdir().unwrap();
+    let (mut sim, sock, out) = debug_sim(dir.path(), &[]);
+    let dbg = |script: &str| dbg_exec(&sock, script);
     let first = dbg("status; read floods; watch floods >= 4; step 2; read floods");
     assert_eq!(
         first,
@@ -484,28 +500,9 @@ fn emu_dbg_drives_a_running_emu_sim() {
 /// later client reads what the traffic left; it ends at SIGTERM with its pcaps written.
 #[test]
 fn emu_sim_stays_after_the_traffic_with_stay() {
-    const EMU: &str = env!("CARGO_BIN_EXE_emu");
     let dir = tempfile::tempdir().unwrap();
-    let sock = dir.path().join("ls.sock");
-    let out = dir.path().join("out");
-    let mut sim = std::process::Command::new(EMU)
-        .args(["sim", "learning-switch", "--width", "64", "--in", "examples/mixed.pcapng", "--out"])
-        .arg(&out)
-        .args(["--target", "verilator", "--stay", "--debug-socket"])
-        .arg(&sock)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
-    while !sock.exists() {
-        assert!(std::time::Instant::now() < deadline, "the sim never listened");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let dbg = |script: &str| {
-        let o = std::process::Command::new(EMU).arg("dbg").arg(&sock).args(["--exec", script]).output().unwrap();
-        assert!(o.status.success(), "{script}: {}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8(o.stdout).unwrap()
-    };
+    let (mut sim, sock, out) = debug_sim(dir.path(), &["--stay"]);
+    let dbg = |script: &str| dbg_exec(&sock, script);
     dbg("continue; wait 2000");
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert!(sim.try_wait().unwrap().is_none(), "the sim stays after its client left");
