@@ -438,7 +438,8 @@ Examples:
   emu dbg /tmp/emu.sock --exec 'read mac_table[key=02:00:00:00:00:01]' --exec 'read floods'
   emu dbg /tmp/emu.sock --exec 'watch floods >= 10 record; wait 5000'
   emu dbg /tmp/emu.sock --exec 'break; wait 1000; step 3; continue'
-  sudo emu dbg veth-mgmt --script session.txt";
+  sudo emu dbg veth-mgmt --script session.txt
+  sudo emu dbg eth2 --hardware learning-switch --exec 'read floods; watch floods >= 10 record; wait 5000'";
 
 #[derive(Args)]
 pub(crate) struct DbgArgs {
@@ -451,6 +452,11 @@ pub(crate) struct DbgArgs {
     /// A file of commands, one per line (`#` starts a comment)
     #[arg(long, value_name = "FILE", conflicts_with = "exec")]
     pub script: Option<PathBuf>,
+    /// TARGET is an interface linked to the management port of generated hardware built with
+    /// `--debug --debug-port` running this NF (with its options): the protocol is served here,
+    /// over the unit's reg_read and reg_write requests in band
+    #[arg(long, value_name = "NF")]
+    pub hardware: Option<String>,
 }
 
 #[derive(Args)]
@@ -524,7 +530,7 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
     // An NF's own options exist only once we know which NF: find its name among the words
     // after the verb.
     let verb = argv.get(1).map(String::as_str).unwrap_or("");
-    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls" | "synth" | "netfpga") {
+    let nf = if matches!(verb, "run" | "sim" | "mininet" | "hls" | "synth" | "netfpga" | "dbg") {
         argv.iter().skip(2).find_map(|a| registry.find(a).ok()).copied()
     } else {
         None
@@ -559,7 +565,13 @@ pub fn main_with(extra: &[NfDescriptor]) -> i32 {
         Verb::Hls(a) => commands::hls::run(&registry, &a, |d| nf_config(d, sub.expect("hls has matches"))),
         Verb::Synth(a) => commands::synth::run(&registry, &a, |d| nf_config(d, sub.expect("synth has matches"))),
         Verb::Netfpga(a) => commands::netfpga::run(&registry, &a, |d| nf_config(d, sub.expect("netfpga has matches"))),
-        Verb::Dbg(a) => commands::dbg::run(&a),
+        Verb::Dbg(a) => match &a.hardware {
+            Some(nf) => registry.find(nf).and_then(|d| {
+                let config = nf_config(d, sub.expect("dbg has matches"));
+                commands::dbg::run_hardware(d, &config, &a)
+            }),
+            None => commands::dbg::run(&a),
+        },
     };
     match result {
         Ok(code) => code,

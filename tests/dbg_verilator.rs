@@ -19,7 +19,7 @@ use emu_debug::protocol::{
 };
 use emu_hls::backend::model::{Driver, Pacing};
 use emu_hls::backend::Design;
-use emu_sim::hw_debug::{DebugBench, InBand};
+use emu_sim::hw_debug::{in_band, DebugBench, InBand};
 use emu_sim::verilator::VerilatorModel;
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -212,7 +212,7 @@ fn on_hardware_at(nf: &Nf, events: &[Event], width: usize) -> Run {
 /// the management port.
 fn on_hardware_in_band(nf: &Nf, events: &[Event]) -> Run {
     let mut bench = bench_of(nf);
-    drive(nf, events, &mut InBand::new(&mut bench, nf.mgmt))
+    drive(nf, events, &mut in_band(&mut bench, nf.mgmt))
 }
 
 /// The hardware's registers, and the bench behind them.
@@ -228,7 +228,7 @@ impl Hardware for DebugBench {
 
 impl Hardware for InBand<'_> {
     fn bench(&mut self) -> &mut DebugBench {
-        self.bench
+        self.transport().bench
     }
 }
 
@@ -1068,4 +1068,82 @@ fn in_band_the_script_gives_the_same_answers_as_on_the_cpu() {
         })
         .collect();
     assert_eq!(replies, [(70, Status::Unsupported), (71, Status::BadVersion)]);
+}
+
+/// A network namespace and a veth pair made by a test, removed when dropped (even when the test
+/// fails).
+struct Veths {
+    netns: String,
+    outer: String,
+}
+
+impl Drop for Veths {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip").args(["link", "del", &self.outer]).status();
+        let _ = std::process::Command::new("ip").args(["netns", "del", &self.netns]).status();
+    }
+}
+
+fn ip(args: &[&str]) {
+    let o = std::process::Command::new("ip").args(args).output().unwrap();
+    assert!(o.status.success(), "ip {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// `emu dbg IFACE --hardware NF` on a real interface (root: a veth pair made by the test, its
+/// inner end in a namespace of the test's where `emu dbg` runs): the test bridges the outer end
+/// into the Verilator model's management port, control frames in and replies out, so the
+/// client talks to the generated hardware in band; its answers are those the frames call for.
+#[test]
+fn emu_dbg_reaches_the_hardware_in_band_on_an_interface() {
+    let uid = std::process::Command::new("id").arg("-u").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&uid.stdout).trim(), "0", "this test makes a veth pair: run it as root");
+    let tag = std::process::id() % 100_000;
+    let veths = Veths { netns: format!("emudbg{tag}"), outer: format!("edo{tag}") };
+    let inner = format!("edi{tag}");
+    ip(&["netns", "add", &veths.netns]);
+    ip(&["link", "add", &veths.outer, "type", "veth", "peer", "name", &inner, "netns", &veths.netns]);
+    ip(&["link", "set", &veths.outer, "up"]);
+    ip(&["netns", "exec", &veths.netns, "ip", "link", "set", &inner, "up"]);
+    let mut bench = bench_of(&switch());
+    // Two broadcasts: two floods, two hosts learned.
+    bench.send(&frame(0xff, 0x11, 1), 0);
+    bench.send(&frame(0xff, 0x12, 2), 1);
+    bench.run();
+    let sock = emu_cpu::EtherSocket::open(&veths.outer, emu_debug::protocol::ETHERTYPE).unwrap();
+    let script = "read floods; read mac_table[key=02:00:00:00:00:12]; write floods = 7; read floods; status";
+    let mut dbg = std::process::Command::new("ip")
+        .args(["netns", "exec", &veths.netns, env!("CARGO_BIN_EXE_emu"), "dbg", &inner])
+        .args(["--hardware", "learning-switch", "--exec", script])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut replies = 0;
+    while dbg.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "emu dbg did not finish");
+        while let Some(f) = sock.receive(std::time::Duration::from_millis(1)).unwrap() {
+            bench.send(&f, MGMT);
+        }
+        for _ in 0..200 {
+            bench.cycle(None);
+        }
+        let (out, keep): (Vec<_>, Vec<_>) =
+            bench.sent.drain(..).partition(|(mask, f)| *mask == 1 << MGMT && emu_debug::protocol::payload(f).is_some());
+        bench.sent = keep;
+        for (_, f) in out {
+            sock.send(&f).unwrap();
+            replies += 1;
+        }
+    }
+    let o = dbg.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{stdout}{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "floods = 2", "{stdout}");
+    assert!(lines[1].starts_with("mac_table[1] = 02:00:00:00:00:12"), "{stdout}");
+    assert_eq!(lines[2..4], ["floods = 7", "floods = 7"], "written, then read back: {stdout}");
+    assert!(lines[4].starts_with("running, 0 held"), "{stdout}");
+    assert!(replies > 20, "every access is a request and a reply: {replies}");
+    drop(veths);
 }

@@ -34,6 +34,42 @@ pub struct Client<T: Transport> {
 /// What went wrong, in words for the user.
 pub type Error = String;
 
+/// Sends `request`, numbered `seq`, over `transport` and waits for its reply (once more after
+/// [`REPLY_TIMEOUT`]): its payload when `ok`, else what went wrong. Notifications that arrive
+/// meanwhile go to `pending`; other messages (a stale reply) are dropped.
+pub fn exchange<T: Transport>(
+    transport: &mut T,
+    seq: u32,
+    request: Request,
+    pending: &mut Vec<Notification>,
+) -> Result<Reply, Error> {
+    let opcode = request.opcode();
+    let bytes = encode(&Message::Request { seq, request });
+    for attempt in 0..2 {
+        transport.send(&bytes).map_err(|e| format!("sending {opcode}: {e}"))?;
+        let deadline = Instant::now() + REPLY_TIMEOUT;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            let Some(msg) = transport.recv(left).map_err(|e| format!("waiting for {opcode}: {e}"))? else {
+                break;
+            };
+            match decode(&msg) {
+                Ok(Message::Reply { seq: s, status, reply, .. }) if s == seq => {
+                    return match status {
+                        Status::Ok => Ok(reply),
+                        Status::Duplicate if attempt > 0 => {
+                            Err(format!("{opcode}: the first try was executed but its reply was lost; read the state to see its effect"))
+                        }
+                        s => Err(format!("{opcode}: {}", explain(s))),
+                    };
+                }
+                Ok(Message::Notification { notification, .. }) => pending.push(notification),
+                _ => {} // a stale reply, or not ours
+            }
+        }
+    }
+    Err(format!("the debug unit did not answer {opcode} (twice, {} ms each): is the channel on and is this its management port?", REPLY_TIMEOUT.as_millis()))
+}
+
 impl<T: Transport> Client<T> {
     /// Says hello and reads the symbol table. `first_seq` starts the request numbering (a
     /// new session should not start where the last one left off, or its first request could
@@ -75,32 +111,7 @@ impl<T: Transport> Client<T> {
     /// notifications that arrive meanwhile are kept for [`Client::take_notifications`].
     pub fn request(&mut self, request: Request) -> Result<Reply, Error> {
         self.seq = self.seq.wrapping_add(1);
-        let seq = self.seq;
-        let opcode = request.opcode();
-        let bytes = encode(&Message::Request { seq, request });
-        for attempt in 0..2 {
-            self.transport.send(&bytes).map_err(|e| format!("sending {opcode}: {e}"))?;
-            let deadline = Instant::now() + REPLY_TIMEOUT;
-            while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-                let Some(msg) = self.transport.recv(left).map_err(|e| format!("waiting for {opcode}: {e}"))? else {
-                    break;
-                };
-                match decode(&msg) {
-                    Ok(Message::Reply { seq: s, status, reply, .. }) if s == seq => {
-                        return match status {
-                            Status::Ok => Ok(reply),
-                            Status::Duplicate if attempt > 0 => {
-                                Err(format!("{opcode}: the first try was executed but its reply was lost; read the state to see its effect"))
-                            }
-                            s => Err(format!("{opcode}: {}", explain(s))),
-                        };
-                    }
-                    Ok(Message::Notification { notification, .. }) => self.pending.push(notification),
-                    _ => {} // a stale reply, or not ours
-                }
-            }
-        }
-        Err(format!("the debug unit did not answer {opcode} (twice, {} ms each): is the channel on and is this its management port?", REPLY_TIMEOUT.as_millis()))
+        exchange(&mut self.transport, self.seq, request, &mut self.pending)
     }
 
     /// Notifications received so far, oldest first, after waiting up to `wait` for more.

@@ -15,10 +15,13 @@
 //! holds [`HOLD_DEPTH`] frame on `break` (the ingress's slot); frames behind it wait upstream
 //! under back-pressure, none is dropped and none passes, so it never sends `hold_full`.
 
+use crate::client::Transport;
 use crate::protocol::{
     decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
     TraceVerdict, UnitStatus, WatchOp, DEFAULT_SNAP,
 };
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 /// The ID register's value: "EMUD".
 pub const ID: u32 = 0x454d_5544;
@@ -127,6 +130,144 @@ pub trait Registers {
     /// Lets the hardware run a while: until its step credits are used, or no frame has come
     /// for long enough that none is waiting.
     fn settle(&mut self);
+    /// What made an access fail since the last call (a register port that can fail, as one
+    /// reached over the network, reads 0 then); `None` for one that cannot.
+    fn take_error(&mut self) -> Option<String> {
+        None
+    }
+}
+
+/// Reads `regs` until its step credits are used, or [`reg::PACKETS`] has not moved for
+/// `quiet` looks (each two reads): what [`Registers::settle`] does over a register port that
+/// runs on its own.
+pub fn wait_for_credits(regs: &mut dyn Registers, quiet: u32) {
+    let mut last = regs.read(reg::PACKETS);
+    let mut since = 0;
+    while since < quiet && regs.read(reg::STEP) != 0 && regs.take_error().is_none() {
+        let now = regs.read(reg::PACKETS);
+        since = if now == last { since + 1 } else { 0 };
+        last = now;
+    }
+}
+
+/// Looks at the registers [`wait_for_credits`] takes before deciding no frame is coming.
+pub const QUIET_LOOKS: u32 = 1000;
+
+/// A hardware unit's registers reached in band: each access a `reg_read` or `reg_write`
+/// request over `transport`, to the management port of hardware built with `--debug-port`.
+/// An access that gets no answer reads 0, and the link keeps what went wrong for
+/// [`Registers::take_error`] (and fails every access until it is taken).
+pub struct InBandRegisters<T: Transport> {
+    transport: T,
+    seq: u32,
+    error: Option<String>,
+    /// Notifications from the wire (the hardware sends none in band; kept, not lost).
+    pending: Vec<Notification>,
+}
+
+impl<T: Transport> InBandRegisters<T> {
+    /// Registers over `transport`, the requests numbered from `first_seq`.
+    pub fn new(transport: T, first_seq: u32) -> InBandRegisters<T> {
+        InBandRegisters { transport, seq: first_seq, error: None, pending: vec![] }
+    }
+
+    /// The transport.
+    pub fn transport(&mut self) -> &mut T {
+        &mut self.transport
+    }
+
+    fn ask(&mut self, request: Request) -> Option<Reply> {
+        if self.error.is_some() {
+            return None;
+        }
+        self.seq = self.seq.wrapping_add(1);
+        match crate::client::exchange(&mut self.transport, self.seq, request, &mut self.pending) {
+            Ok(reply) => Some(reply),
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+impl<T: Transport> Registers for InBandRegisters<T> {
+    fn read(&mut self, addr: u32) -> u32 {
+        match self.ask(Request::RegRead { addr }) {
+            Some(Reply::Entry(e)) if e.len() == 4 => u32::from_be_bytes([e[0], e[1], e[2], e[3]]),
+            Some(other) => {
+                self.error = Some(format!("reg_read 0x{addr:x}: the unit answered {other:?}"));
+                0
+            }
+            None => 0,
+        }
+    }
+
+    fn write(&mut self, addr: u32, value: u32) {
+        self.ask(Request::RegWrite { addr, value });
+    }
+
+    fn settle(&mut self) {
+        wait_for_credits(self, QUIET_LOOKS);
+    }
+
+    fn take_error(&mut self) -> Option<String> {
+        self.error.take()
+    }
+}
+
+/// The protocol served on this host by a [`HwUnit`] over `regs`, as a [`Transport`] for the
+/// client: for hardware whose unit answers only register accesses (in band:
+/// [`InBandRegisters`]). Notifications come from polling the unit while the client waits.
+pub struct LocalUnit<R: Registers> {
+    unit: HwUnit,
+    regs: R,
+    outbox: VecDeque<Vec<u8>>,
+}
+
+/// How often a [`LocalUnit`] polls the unit for notifications while the client waits.
+const POLL_EVERY: Duration = Duration::from_millis(10);
+
+impl<R: Registers> LocalUnit<R> {
+    /// `unit` served over `regs`.
+    pub fn new(unit: HwUnit, regs: R) -> LocalUnit<R> {
+        LocalUnit { unit, regs, outbox: VecDeque::new() }
+    }
+
+    fn failed(&mut self) -> std::io::Result<()> {
+        match self.regs.take_error() {
+            Some(e) => Err(std::io::Error::other(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<R: Registers> Transport for LocalUnit<R> {
+    fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
+        if let Some(reply) = self.unit.control(msg, &mut self.regs) {
+            self.outbox.push_back(reply);
+        }
+        self.failed()
+    }
+
+    fn recv(&mut self, timeout: Duration) -> std::io::Result<Option<Vec<u8>>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(m) = self.outbox.pop_front() {
+                return Ok(Some(m));
+            }
+            let notes = self.unit.poll(&mut self.regs);
+            self.failed()?;
+            self.outbox.extend(notes);
+            if !self.outbox.is_empty() {
+                continue;
+            }
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+                return Ok(None);
+            };
+            std::thread::sleep(left.min(POLL_EVERY));
+        }
+    }
 }
 
 /// Times a `write` is retried while the core is busy with a frame.

@@ -6,14 +6,13 @@
 
 use crate::verilator::{DebugRequest, VerilatorModel};
 use emu_core::DropReason;
-use emu_debug::hw::{reg, Registers};
-use emu_debug::protocol::{self, Message, Reply, Request, Status};
+use emu_debug::client::Transport;
+use emu_debug::hw::{wait_for_credits, InBandRegisters, Registers, QUIET_LOOKS};
+use emu_debug::protocol;
 use emu_hls::backend::model::{beats, Beat, Inputs};
 use emu_hls::backend::top::Clocked;
 use std::collections::VecDeque;
-
-/// Cycles without a frame taken before [`Registers::settle`] decides none is coming.
-const QUIET: u64 = 2_000;
+use std::time::Duration;
 
 /// The model, its traffic and what came out.
 pub struct DebugBench {
@@ -103,86 +102,56 @@ impl Registers for DebugBench {
     }
 
     fn settle(&mut self) {
-        settle(self);
+        wait_for_credits(self, QUIET_LOOKS);
         // Let the frames taken finish.
         self.run();
-    }
-}
-
-/// Runs `regs`'s hardware until its step credits are used, or no frame has been taken for
-/// [`QUIET`] cycles.
-fn settle(regs: &mut dyn Registers) {
-    let mut last = regs.read(reg::PACKETS);
-    let mut since = 0;
-    while since < QUIET && regs.read(reg::STEP) != 0 {
-        let now = regs.read(reg::PACKETS);
-        since = if now == last { since + 2 } else { 0 };
-        last = now;
     }
 }
 
 /// Cycles an in-band request may wait for its reply (behind the frames queued before it).
 const REPLY_CYCLES: u64 = 100_000;
 
-/// The unit's registers reached in band, as a host on management port `port` reaches them:
-/// each read or write a `reg_read` or `reg_write` control frame queued at that port, answered
-/// by the unit's reply frame out of it (taken out of [`DebugBench::sent`], which keeps the NF's
-/// frames). The frames queued before a request go first, as on the wire.
-pub struct InBand<'a> {
+/// The bench's management port `port` as a host on it sees it: a message sent is a control
+/// frame queued at that port, and one received is the next control frame out of it (taken out
+/// of [`DebugBench::sent`], which keeps the NF's frames), within [`REPLY_CYCLES`] cycles (the
+/// clock of the simulation, not the wall's).
+pub struct BenchLink<'a> {
     /// The bench, its traffic and what came out.
     pub bench: &'a mut DebugBench,
     /// The management port.
     pub port: u8,
-    seq: u32,
 }
 
-impl<'a> InBand<'a> {
-    /// The unit of `bench` through management port `port`.
-    pub fn new(bench: &'a mut DebugBench, port: u8) -> InBand<'a> {
-        InBand { bench, port, seq: 0 }
+/// The host's MAC on the bench's management port.
+const HOST: [u8; 6] = [2, 0, 0, 0, 0, 0x99];
+
+impl Transport for BenchLink<'_> {
+    fn send(&mut self, msg: &[u8]) -> std::io::Result<()> {
+        self.bench.send(&protocol::frame(protocol::UNIT_MAC, HOST, msg), self.port);
+        Ok(())
     }
 
-    /// Sends `request`, and runs until its reply comes out of the management port.
-    ///
-    /// # Panics
-    ///
-    /// If none comes, or it is not `ok`: the bench's requests are well formed.
-    fn ask(&mut self, request: Request) -> Reply {
-        self.seq += 1;
-        let seq = self.seq;
-        let host = [2, 0, 0, 0, 0, 0x99];
-        let message = protocol::encode(&Message::Request { seq, request });
-        self.bench.send(&protocol::frame(protocol::UNIT_MAC, host, &message), self.port);
+    fn recv(&mut self, _timeout: Duration) -> std::io::Result<Option<Vec<u8>>> {
         for _ in 0..REPLY_CYCLES {
-            self.bench.cycle(None);
             let mine = |(mask, f): &(u32, Vec<u8>)| *mask == 1 << self.port && protocol::payload(f).is_some();
             if let Some(i) = self.bench.sent.iter().position(mine) {
                 let (_, f) = self.bench.sent.remove(i);
-                assert_eq!(f[..6], host, "the reply goes back to the host");
-                match protocol::decode(protocol::payload(&f).expect("a control frame")) {
-                    Ok(Message::Reply { seq: s, status: Status::Ok, reply, .. }) if s == seq => return reply,
-                    other => panic!("request {seq}: {other:?}"),
+                if f[..6] != HOST {
+                    return Err(std::io::Error::other("a reply to another host"));
                 }
+                return Ok(protocol::payload(&f).map(<[u8]>::to_vec));
             }
+            self.bench.cycle(None);
         }
-        panic!("no reply to in-band request {seq} in {REPLY_CYCLES} cycles")
+        Ok(None)
     }
 }
 
-impl Registers for InBand<'_> {
-    fn read(&mut self, addr: u32) -> u32 {
-        match self.ask(Request::RegRead { addr }) {
-            Reply::Entry(e) if e.len() == 4 => u32::from_be_bytes([e[0], e[1], e[2], e[3]]),
-            other => panic!("reg_read 0x{addr:x}: {other:?}"),
-        }
-    }
+/// The unit's registers reached in band through the bench's management port `port`:
+/// [`InBandRegisters`] over a [`BenchLink`].
+pub type InBand<'a> = InBandRegisters<BenchLink<'a>>;
 
-    fn write(&mut self, addr: u32, value: u32) {
-        self.ask(Request::RegWrite { addr, value });
-    }
-
-    fn settle(&mut self) {
-        settle(self);
-        self.bench.run();
-    }
+/// [`InBand`] registers of `bench` through `port`.
+pub fn in_band(bench: &mut DebugBench, port: u8) -> InBand<'_> {
+    InBandRegisters::new(BenchLink { bench, port }, 0)
 }

@@ -1,10 +1,14 @@
 //! `emu dbg`: the debug client (crate `emu-debug`) over a run's Unix socket or in band on an
-//! interface, running `--exec` commands, a `--script`, or commands typed at the terminal.
+//! interface, running `--exec` commands, a `--script`, or commands typed at the terminal. With
+//! `--hardware NF`, the interface reaches generated hardware's unit, which answers register
+//! accesses alone: the protocol is served here, by `HwUnit` over them.
 
 use crate::cli::DbgArgs;
-use emu_cpu::debug::{FrameTransport, SocketTransport};
+use emu::{Config, NfDescriptor};
+use emu_cpu::debug::{nf_symbols, FrameTransport, SocketTransport};
 use emu_cpu::EtherSocket;
 use emu_debug::client::{Client, Transport};
+use emu_debug::hw::{HwUnit, InBandRegisters, LocalUnit, Registers};
 use emu_debug::protocol::ETHERTYPE;
 use std::io::{BufRead, IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
@@ -29,11 +33,35 @@ pub(crate) fn run(a: &DbgArgs) -> Result<i32, String> {
     }
 }
 
+/// `emu dbg IFACE --hardware NF`: the unit of `desc`'s hardware behind IFACE, served here.
+pub(crate) fn run_hardware(desc: &NfDescriptor, config: &Config, a: &DbgArgs) -> Result<i32, String> {
+    if !Path::new("/sys/class/net").join(&a.target).exists() {
+        return Err(format!(
+            "`{}` is not an interface: with --hardware, give the interface linked to the hardware's --debug-port \
+             (`ip link` lists them)",
+            a.target
+        ));
+    }
+    let s = EtherSocket::open(&a.target, ETHERTYPE).map_err(|e| e.to_string())?;
+    let mut regs = InBandRegisters::new(FrameTransport(s), first_seq());
+    let mut nf = (desc.build)(config).map_err(|e| e.to_string())?;
+    let unit = HwUnit::new(desc.name, nf_symbols(&mut *nf));
+    let checked = unit.check(&mut regs);
+    if let Some(e) = regs.take_error() {
+        return Err(format!("{e} (the hardware needs `emu hls --debug --debug-port M`, M the port on this link)"));
+    }
+    checked?;
+    session(LocalUnit::new(unit, regs), a)
+}
+
+/// A session's first request number: where no recent session's were, so its first request is
+/// never taken for a retransmission of the last session's last one.
+fn first_seq() -> u32 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_micros() as u32)
+}
+
 fn session<T: Transport>(t: T, a: &DbgArgs) -> Result<i32, String> {
-    // A session's numbering starts where no recent one did, so its first request is never
-    // taken for a retransmission of the last session's last one.
-    let first_seq = SystemTime::now().duration_since(UNIX_EPOCH).map_or(1, |d| d.as_micros() as u32);
-    let mut client = Client::connect(t, first_seq)?;
+    let mut client = Client::connect(t, first_seq())?;
     let commands: Vec<String> = match (&a.script, a.exec.is_empty()) {
         (Some(file), _) => std::fs::read_to_string(file)
             .map_err(|e| format!("{}: {e}", file.display()))?
