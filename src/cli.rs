@@ -80,7 +80,8 @@ Examples:
   emu hls icmp-echo --ip 10.0.0.1 --width 64 -o hw/icmp-echo
   emu hls icmp-echo -p ip=10.0.0.1 -p mac=02:00:00:00:00:01 -o hw/icmp-echo
   emu hls my_nf.rs --max-frame 9018 -o hw/my-nf
-  emu hls learning-switch --debug -o hw/learning-switch-dbg";
+  emu hls learning-switch --debug -o hw/learning-switch-dbg
+  emu hls learning-switch --debug --debug-port 3 -o hw/ls-dbg    (then: sudo emu dbg IFACE --hardware learning-switch)";
 
 #[derive(Args)]
 pub(crate) struct HlsArgs {
