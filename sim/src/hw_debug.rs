@@ -2,7 +2,9 @@
 //! queued at its input (an upstream FIFO: it waits while the NF holds `s_axis_tready` low),
 //! frames and drops collected at its output, and the unit's register port as
 //! [`emu_debug::hw::Registers`], one request per clock cycle alongside the traffic, so
-//! [`emu_debug::hw::HwUnit`] drives the hardware while frames flow.
+//! [`emu_debug::hw::HwUnit`] drives the hardware while frames flow; or the same registers in
+//! band ([`in_band`]), as control frames through the management port of hardware built with
+//! `HwConfig::debug_port`.
 
 use crate::verilator::{DebugRequest, VerilatorModel};
 use emu_core::DropReason;
