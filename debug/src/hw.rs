@@ -139,11 +139,11 @@ pub trait Registers {
 
 /// Reads `regs` until its step credits are used, or [`reg::PACKETS`] has not moved for
 /// `quiet` looks (each two reads): what [`Registers::settle`] does over a register port that
-/// runs on its own.
+/// runs on its own. (A port that failed reads 0: no credits; its error stays for the caller.)
 pub fn wait_for_credits(regs: &mut dyn Registers, quiet: u32) {
     let mut last = regs.read(reg::PACKETS);
     let mut since = 0;
-    while since < quiet && regs.read(reg::STEP) != 0 && regs.take_error().is_none() {
+    while since < quiet && regs.read(reg::STEP) != 0 {
         let now = regs.read(reg::PACKETS);
         since = if now == last { since + 1 } else { 0 };
         last = now;
@@ -628,7 +628,7 @@ impl HwUnit {
         // The slots the key may not be in already: a key of a hash table or an LRU in sets
         // lives in its set alone (a table without T_WAYS is one set).
         let mut others = 0..s.size;
-        if s.kind == SymbolKind::HashTable.code() || s.kind == SymbolKind::Lru.code() {
+        if in_block_ram(s) {
             let ways = match regs.read(reg::table(id as usize, reg::T_WAYS)) {
                 0 => s.size,
                 ways => ways,
