@@ -465,15 +465,27 @@ impl<'a> Gen<'a> {
         s
     }
 
-    /// The ingress holds a whole frame and every table in block RAM has been swept empty
-    /// (none is `sweeping` after a reset).
-    fn tables_ready(&self) -> Expr {
-        self.d
+    /// The ingress holds a whole frame for the core: every table in block RAM has been swept
+    /// empty (none is `sweeping` after a reset), and it is not the debug unit's (an in-band
+    /// control frame).
+    fn frame_ready(&self) -> Expr {
+        let swept = self
+            .d
             .func
             .states
             .iter()
             .filter(|(_, decl)| decl.kind.in_sets())
-            .fold(id("in_full_q"), |acc, (s, _)| acc.land(id(format!("st_{}_sweeping", self.elem[&s])).lnot()))
+            .fold(id("in_full_q"), |acc, (s, _)| acc.land(id(format!("st_{}_sweeping", self.elem[&s])).lnot()));
+        if self.inband().is_some() {
+            swept.land(id("dbg_ib_frame").lnot())
+        } else {
+            swept
+        }
+    }
+
+    /// Input lane `lane`'s byte of the beat: 0 where its `tkeep` bit is low.
+    fn beat_byte(lane: u32) -> Expr {
+        Expr::mux(id("s_axis_tkeep").bit_at(lane), id("s_axis_tdata").slice(8 * lane + 7, 8 * lane), Expr::zero(8))
     }
 
     /// The debug unit's management port, when it has the in-band path.
@@ -728,11 +740,7 @@ impl<'a> Gen<'a> {
         let mut receive = vec![];
         for i in (0..win as u64).filter(|&i| self.ingress.holds(i)) {
             let (beat, lane) = (i / bus as u64, (i % bus as u64) as u32);
-            let byte = Expr::mux(
-                id("s_axis_tkeep").bit_at(lane),
-                id("s_axis_tdata").slice(8 * lane + 7, 8 * lane),
-                Expr::zero(8),
-            );
+            let byte = Self::beat_byte(lane);
             let slot = self.in_bits(i, 7, 0);
             // The first beat clears the window: bytes past the frame's end read 0.
             receive.push(if beat == 0 {
@@ -797,9 +805,7 @@ impl<'a> Gen<'a> {
         let mut refuse = drop(id("check_reason"));
         refuse.extend(free_ingress.clone());
         // With the debug unit, a frame is taken only while running or on a step credit.
-        // A frame is taken once whole, and once the tables in block RAM have been swept empty
-        // after a reset (`sweeping`).
-        let ready = self.tables_ready();
+        let ready = self.frame_ready();
         let held = if d.config.debug { ready.clone().land(debug::gate()) } else { ready.clone() };
         let mut idle =
             vec![Stmt::if_(held, vec![Stmt::if_else(id("check_reason").not_equals(Expr::zero(8)), refuse, take)])];
@@ -817,11 +823,7 @@ impl<'a> Gen<'a> {
             idle = vec![Stmt::if_else(
                 id("dbg_ib_go"),
                 reply,
-                vec![Stmt::if_else(
-                    id("dbg_ib_drop"),
-                    free_ingress.clone(),
-                    vec![Stmt::if_(id("dbg_ib_frame").lnot(), idle)],
-                )],
+                vec![Stmt::if_else(id("dbg_ib_drop"), free_ingress.clone(), idle)],
             )];
         }
         let send = vec![Stmt::if_(
@@ -888,7 +890,7 @@ impl<'a> Gen<'a> {
         if d.config.debug {
             let core = debug::Core {
                 idle: id("fsm_q").equals(self.codes.code(StateCodes::IDLE)),
-                held: if self.inband().is_some() { ready.land(id("dbg_ib_frame").lnot()) } else { ready },
+                held: ready,
                 empty: id("in_beat_q").equals(Expr::zero(self.bw)),
                 send: id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
                 first_beat: id("in_full_q")
@@ -898,15 +900,7 @@ impl<'a> Gen<'a> {
                     .land(id("in_over_q").lnot()),
                 beat: id("in_full_q").lnot().land(id("s_axis_tvalid")),
                 beat_no: (id("in_beat_q"), self.bw),
-                beat_data: Expr::concat(
-                    (0..self.bus)
-                        .rev()
-                        .map(|lane| {
-                            let byte = id("s_axis_tdata").slice(8 * lane + 7, 8 * lane);
-                            Expr::mux(id("s_axis_tkeep").bit_at(lane), byte, Expr::zero(8))
-                        })
-                        .collect(),
-                ),
+                beat_data: Expr::concat((0..self.bus).rev().map(Self::beat_byte).collect()),
                 bus: self.bus,
             };
             items.extend(debug::items(&self.debug_symbols(), &core, self.inband()));

@@ -294,8 +294,8 @@ pub fn hash_table_module(name: &str, key_width: u32, value_width: u32, size: u64
 /// Which entry a full set gives up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Replacement {
-    /// The way at the set's round-robin pointer (`emu_core::HashTable`); the pointers are
-    /// registers.
+    /// The way at the set's round-robin pointer (`emu_core::HashTable`), kept in the set's
+    /// word above its ways.
     RoundRobin,
     /// The set's least recently used way (`emu_core::Lru` in sets): each way's age, ⌈log2
     /// WAYS⌉ bits, is kept in the set's word above its value, so a get that hits writes the word
@@ -345,18 +345,10 @@ pub fn add_debug_read(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, polic
         clocked.push(Stmt::nb(id("dbg_way_q"), id("dbg_slot").slice(l.wb - 1, 0)));
     }
     m.items.push(Item::always_posedge("clock", clocked));
-    let of_way = |field: &dyn Fn(u64) -> Expr, w: u32| {
-        (0..ways).rev().fold(Expr::zero(w), |acc, way| {
-            if l.wb == 0 {
-                field(way)
-            } else {
-                Expr::mux(id("dbg_way_q").equals(Expr::dec(l.wb, way as u128)), field(way), acc)
-            }
-        })
-    };
-    m.items.push(Item::assign(id("dbg_valid"), of_way(&|w| l.valid("dbg_word_q", w), 1)));
-    m.items.push(Item::assign(id("dbg_key"), of_way(&|w| l.key("dbg_word_q", w), kw)));
-    m.items.push(Item::assign(id("dbg_value"), of_way(&|w| l.value("dbg_word_q", w), vw)));
+    let is_way = |w: u64| id("dbg_way_q").equals(Expr::dec(l.wb, w as u128));
+    m.items.push(Item::assign(id("dbg_valid"), l.pick(&is_way, &|w| l.valid("dbg_word_q", w))));
+    m.items.push(Item::assign(id("dbg_key"), l.pick(&is_way, &|w| l.key("dbg_word_q", w))));
+    m.items.push(Item::assign(id("dbg_value"), l.pick(&is_way, &|w| l.value("dbg_word_q", w))));
     true
 }
 
@@ -390,18 +382,15 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, poli
             id("dbg_slot").slice(wb - 1, 0).equals(Expr::dec(wb, w as u128))
         }
     };
-    let mut word = id("dbg_word_q");
     if ab > 0 {
         // The written slot's age and valid bit, in the word read for `dbg_slot`.
-        let of_slot =
-            |field: &dyn Fn(u64) -> Expr| (1..ways).fold(field(0), |acc, w| Expr::mux(way_of_slot(w), field(w), acc));
         m.items.push(Item::wire("dbg_age", ab));
-        m.items.push(Item::assign(id("dbg_age"), of_slot(&|w| l.age("dbg_word_q", w))));
+        m.items.push(Item::assign(id("dbg_age"), l.pick(&way_of_slot, &|w| l.age("dbg_word_q", w))));
         m.items.push(Item::wire("dbg_was_valid", 1));
-        m.items.push(Item::assign(id("dbg_was_valid"), of_slot(&|w| l.valid("dbg_word_q", w))));
+        m.items.push(Item::assign(id("dbg_was_valid"), l.pick(&way_of_slot, &|w| l.valid("dbg_word_q", w))));
     }
     m.items.push(Item::reg("dbg_new_word", l.word_w));
-    let mut build = vec![Stmt::blocking(id("dbg_new_word"), word.clone())];
+    let mut build = vec![Stmt::blocking(id("dbg_new_word"), id("dbg_word_q"))];
     for w in 0..ways {
         build.push(Stmt::if_(
             way_of_slot(w),
@@ -410,35 +399,30 @@ pub fn add_debug_write(m: &mut Module, kw: u32, vw: u32, n: u64, ways: u64, poli
                 Stmt::blocking(l.valid("dbg_new_word", w), id("dbg_wvalid")),
             ],
         ));
-        if ab == 0 {
-            continue;
+        if ab > 0 {
+            // The old entry leaves as by a remove, the new one arrives as the most recent.
+            let age = l.moved_age(
+                "dbg_word_q",
+                w,
+                way_of_slot(w),
+                id("dbg_age"),
+                id("dbg_was_valid"),
+                id("dbg_wvalid").lnot(),
+            );
+            build.push(Stmt::blocking(l.age("dbg_new_word", w), age));
         }
-        // Another way of the set: one older when the new entry is younger than it was
-        // (valid, and the old entry, if any, was older), one younger when the emptied entry
-        // was older than it; the written way is the most recent.
-        let (age, valid_w) = (l.age("dbg_word_q", w), l.valid("dbg_word_q", w));
-        let older = id("dbg_wvalid").land(id("dbg_was_valid").lnot().lor(age.clone().less_than(id("dbg_age"))));
-        let younger = id("dbg_wvalid").lnot().land(id("dbg_was_valid")).land(id("dbg_age").less_than(age.clone()));
-        let one = Expr::dec(ab, 1);
-        build.push(Stmt::if_else(
-            way_of_slot(w),
-            vec![Stmt::blocking(l.age("dbg_new_word", w), Expr::zero(ab))],
-            vec![Stmt::if_else(
-                valid_w.clone().land(older),
-                vec![Stmt::blocking(l.age("dbg_new_word", w), age.clone().plus(one.clone()))],
-                vec![Stmt::if_(valid_w.land(younger), vec![Stmt::blocking(l.age("dbg_new_word", w), age.minus(one))])],
-            )],
-        ));
     }
     m.items.push(Item::always_comb(build));
-    word = id("dbg_new_word");
     let set = debug_slot_set(l.sb, wb);
     // Never while busy or sweeping (the unit waits for dbg_busy anyway): so yosys sees this
     // write and the module's own exclusive, one RAM write port.
     let we = id("dbg_we").land(id("reset").lnot()).land(id("busy").lnot()).land(id("sweep_q").lnot());
     m.items.push(Item::always_posedge(
         "clock",
-        vec![Stmt::nb(id("busy_q"), id("busy")), Stmt::if_(we, vec![Stmt::nb(id("set_word").index(set), word)])],
+        vec![
+            Stmt::nb(id("busy_q"), id("busy")),
+            Stmt::if_(we, vec![Stmt::nb(id("set_word").index(set), id("dbg_new_word"))]),
+        ],
     ));
 }
 
@@ -643,10 +627,7 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         compare.push(Stmt::if_(at, pick));
     }
     if ab > 0 {
-        compare.push(Stmt::blocking(id("hit_age"), l.age("word_q", 0)));
-        for w in 1..ways {
-            compare.push(Stmt::if_(is_way("hit_way", w), vec![Stmt::blocking(id("hit_age"), l.age("word_q", w))]));
-        }
+        compare.push(Stmt::blocking(id("hit_age"), l.pick(&|w| is_way("hit_way", w), &|w| l.age("word_q", w))));
     }
     // The way an insert writes (and, LRU, a get hit makes the most recent): the hit, else the
     // lowest empty, else the victim.
@@ -685,24 +666,10 @@ fn body(kw: u32, vw: u32, n: u64, ways: u64, policy: Replacement) -> Vec<Item> {
         ));
     }
     if ab > 0 {
-        // The ages: a remove makes the set's entries older than the removed one a step
-        // younger; anything else that writes makes the target the most recent and the valid
-        // entries younger than it (all of them when it is new) a step older.
-        let one = Expr::dec(ab, 1);
+        // The ages: the target used (a get that hit, an insert), or a remove's hit emptied.
         for w in 0..ways {
-            let age = l.age("word_q", w);
-            let younger = valid(w).land(id("hit_age").less_than(age.clone()));
-            let older = valid(w).land(id("hit").lnot().lor(age.clone().less_than(id("hit_age"))));
-            let new_age = l.age("new_word", w);
-            compare.push(Stmt::if_else(
-                op_is(op_remove),
-                vec![Stmt::if_(younger, vec![Stmt::blocking(new_age.clone(), age.clone().minus(one.clone()))])],
-                vec![Stmt::if_else(
-                    is_way("target", w),
-                    vec![Stmt::blocking(new_age.clone(), Expr::zero(ab))],
-                    vec![Stmt::if_(older, vec![Stmt::blocking(new_age, age.plus(one.clone()))])],
-                )],
-            ));
+            let age = l.moved_age("word_q", w, is_way("target", w), id("hit_age"), id("hit"), op_is(op_remove));
+            compare.push(Stmt::blocking(l.age("new_word", w), age));
         }
     }
     items.push(Item::always_comb(compare));
@@ -855,6 +822,30 @@ impl Layout {
     fn pointer(&self, word: &str) -> Expr {
         let lo = self.ways as u32 * self.entry_w;
         Expr::id(word).slice(lo + self.wb - 1, lo)
+    }
+
+    /// `field(w)` of the way `w` for which `is(w)` holds (the callers' conditions name one way);
+    /// way 0's when none does, and with one way.
+    fn pick(&self, is: &dyn Fn(u64) -> Expr, field: &dyn Fn(u64) -> Expr) -> Expr {
+        (1..self.ways).fold(field(0), |acc, w| Expr::mux(is(w), field(w), acc))
+    }
+
+    /// Way `w`'s LRU age in `word` once the set's entry in the way `target` says is used — the
+    /// most recent now, and the valid entries that were more recent than it (all of them when
+    /// it is new: not `present`, else of age `of`) a step older — or, `removing`, emptied: the
+    /// entries older than it (`of`) a step younger. The CPU's `touch` and `remove`.
+    fn moved_age(&self, word: &str, w: u64, target: Expr, of: Expr, present: Expr, removing: Expr) -> Expr {
+        let (age, valid, one) = (self.age(word, w), self.valid(word, w), Expr::dec(self.ab, 1));
+        let older = valid
+            .clone()
+            .land(removing.clone().lnot())
+            .land(present.clone().lnot().lor(age.clone().less_than(of.clone())));
+        let younger = valid.land(removing.clone()).land(present).land(of.less_than(age.clone()));
+        Expr::mux(
+            target.land(removing.lnot()),
+            Expr::zero(self.ab),
+            Expr::mux(older, age.clone().plus(one.clone()), Expr::mux(younger, age.clone().minus(one), age)),
+        )
     }
 }
 
