@@ -600,7 +600,7 @@ fn main() {
     // the steady state, whose outputs must agree pass for pass.
     let run_switch = || Runner::new(Box::new(LearningSwitch::default()), PORTS, window);
     let mut run_plain: Runner<LearningSwitch> = run_switch();
-    let options = DebugOptions { port: Some(3), socket: None };
+    let options = DebugOptions { port: Some(3), ..DebugOptions::default() };
     let debugger = Debugger::new(learning_switch::DESCRIPTOR.name, &options).expect("a debug unit");
     let mut run_debug: Runner<LearningSwitch> = run_switch().with_debugger(debugger);
     let mut run_steady = Vec::new();

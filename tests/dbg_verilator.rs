@@ -1,19 +1,16 @@
 //! The hardware debug unit under Verilator (emu-hls `backend/debug.rs`, served by
 //! `emu_debug::hw::HwUnit`): the same script — find a table entry by key, read entries by
 //! index, read a counter, watch it while traffic flows and
-//! see the notification, break, step 3, status, continue, write and reset — gives the same
-//! answers and the same frames out of each port as the CPU target's unit; a trace records the
-//! same frames and verdicts; idle, the unit costs
-//! no cycle; fuzzed requests change neither the state nor the traffic.
-//!
-//! One answer differs by design and is not asked: while broken, the CPU holds up to 1024
-//! frames, the hardware one (in its ingress) with the rest waiting upstream, so `status` right
-//! after frames arrive at a break says 4 on the CPU and 1 in hardware. After `step 3` both
-//! hold the fourth.
+//! see the notification, break, status, step 3, status, continue, write and reset — gives the
+//! same answers and the same frames out of each port as the CPU target's unit, through the
+//! register port and in band; a full hold buffer passes frames as the CPU's does; a trace
+//! records the same frames and verdicts; idle, the unit costs no cycle; fuzzed requests change
+//! neither the state nor the traffic. The CPU's unit holds as many frames at a break as the
+//! hardware's ([`HOLD_DEPTH`]), so the two compare where the buffer fills.
 
 use emu::{Config, NfDescriptor};
 use emu_cpu::{DebugOptions, Debugger, Frame, MemoryDevice, Runner};
-use emu_debug::hw::{HwUnit, Registers};
+use emu_debug::hw::{HwUnit, Registers, HOLD_DEPTH};
 use emu_debug::protocol::{
     decode, encode, Message, Notification, Reply, Request, Status, SymbolInfo, WatchOp, UNIT_MAC,
 };
@@ -68,6 +65,7 @@ fn script() -> Vec<Event> {
         Ask(3, Request::Unwatch { slot: None }),
         Ask(4, Request::Break),
         Frames((0..4).map(|k| (k % 2, frame(0xff, 0x11 + k % 2, 10 + k))).collect()),
+        Ask(5, Request::Status),
         Ask(6, Request::Step { n: 3 }),
         Ask(7, Request::Status),
         Ask(8, Request::Continue),
@@ -140,7 +138,7 @@ fn on_cpu_of(nf: &Nf, events: &[Event]) -> Run {
         }
     }
     let runner = Runner::new((nf.desc.build)(&nf.config).unwrap(), nf.desc.ports, nf.desc.window);
-    let options = DebugOptions { port: Some(nf.mgmt), socket: None };
+    let options = DebugOptions { port: Some(nf.mgmt), socket: None, hold_depth: Some(HOLD_DEPTH) };
     let mut runner = runner.with_debugger(Debugger::new(nf.desc.name, &options).unwrap());
     let mut device = MemoryDevice::new(input);
     runner.run(&mut device, &mut Vec::new()).unwrap();
@@ -295,6 +293,8 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
     // The sixth frame, 66 bytes from port 2: recorded, its first 64 (no trace is on).
     let sixth = (2, frame(0xff, 0x13, 6)[..64].to_vec());
     assert_eq!(hits, [(5, 4u64.to_be_bytes().to_vec(), Some(sixth))], "the watch fired once, after the sixth frame");
+    let Reply::Status(s) = reply(5).1 else { panic!("a status") };
+    assert_eq!((s.broken, s.held, s.passed_while_full), (true, 4, 0), "the four frames held");
     assert_eq!(reply(6), (Status::Ok, Reply::Step { released: 3, held: 1 }));
     assert_eq!(reply(9).0, Status::NotBroken);
     assert_eq!(reply(12), (Status::Ok, Reply::Entry(101u64.to_be_bytes().to_vec())));
@@ -311,6 +311,56 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
     assert_eq!(reply(16).0, Status::NoSuchSymbol);
     assert_eq!(hw_ports, cpu_ports, "frames out of each port");
     assert_eq!(cpu_ports.iter().map(Vec::len).sum::<usize>(), 34);
+}
+
+/// More frames at a break than the hold buffer takes: the rest pass through the NF, counted,
+/// and `hold_full` is said once until `continue`; a step makes room for more. As on the CPU,
+/// through the register port and in band.
+#[test]
+fn a_full_hold_passes_frames_as_on_the_cpu() {
+    use Event::*;
+    let k = HOLD_DEPTH as u8;
+    let arriving = |first: u8, n: u8| Frames((first..first + n).map(|i| (i % 3, frame(0xff, 0x11 + i % 3, i))).collect());
+    let events = vec![
+        Ask(1, Request::Break),
+        arriving(0, k + 2),
+        Ask(2, Request::Status),
+        Ask(3, Request::Step { n: 2 }),
+        arriving(20, 3),
+        Ask(4, Request::Status),
+        Ask(5, Request::Continue),
+        Ask(6, Request::Break),
+        arriving(40, k + 1),
+        Ask(7, Request::Continue),
+        Ask(8, Request::Status),
+    ];
+    let (cpu_ports, cpu) = on_cpu(&events);
+    let full: Vec<u16> = cpu
+        .iter()
+        .filter_map(|m| match m {
+            Message::Notification { notification: Notification::HoldFull { held }, .. } => Some(*held),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(full, [HOLD_DEPTH, HOLD_DEPTH], "once a break, not again after a step filled it");
+    let status = |seq| match reply_to(&cpu, seq).1 {
+        Reply::Status(s) => (s.held, s.passed_while_full),
+        r => panic!("{r:?}"),
+    };
+    assert_eq!(status(2), (HOLD_DEPTH, 2));
+    assert_eq!(status(4), (HOLD_DEPTH, 3));
+    assert_eq!(status(8), (0, 4));
+    // Frames that passed the full buffer went out before those it held.
+    let order: Vec<u8> = cpu_ports[3].iter().map(|f| f[14]).collect();
+    let mut want: Vec<u8> = vec![k, k + 1, 0, 1, 22, 2, 3, 20, 21, 40 + k];
+    want.extend(40..40 + k);
+    assert_eq!(order, want);
+    let (hw_ports, hw) = on_hardware(&events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
+    let (hw_ports, hw) = on_hardware_in_band(&switch(), &events);
+    assert_eq!(hw, cpu);
+    assert_eq!(hw_ports, cpu_ports);
 }
 
 #[test]
@@ -434,9 +484,35 @@ fn port_frames(dir: &std::path::Path) -> Vec<Vec<Vec<u8>>> {
         .collect()
 }
 
+/// A child process killed if the test ends without waiting for it (an assertion failed): a
+/// sim at a break would never end on its own.
+struct Sim(std::process::Child);
+
+impl std::ops::Deref for Sim {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Sim {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// `emu sim learning-switch` on the Verilator tier with its unit on a socket in `dir` (and the
 /// options `extra`), once it listens: the process, the socket and the output directory.
-fn debug_sim(dir: &std::path::Path, extra: &[&str]) -> (std::process::Child, PathBuf, PathBuf) {
+fn debug_sim(dir: &std::path::Path, extra: &[&str]) -> (Sim, PathBuf, PathBuf) {
     let (sock, out) = (dir.join("ls.sock"), dir.join("out"));
     let sim = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
         .args(["sim", "learning-switch", "--width", "64", "--in", "examples/mixed.pcapng", "--out"])
@@ -447,6 +523,7 @@ fn debug_sim(dir: &std::path::Path, extra: &[&str]) -> (std::process::Child, Pat
         .arg(&sock)
         .stdout(std::process::Stdio::null())
         .spawn()
+        .map(Sim)
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
     while !sock.exists() {
@@ -477,8 +554,8 @@ fn emu_dbg_drives_a_running_emu_sim() {
     let first = dbg("status; read floods; watch floods >= 4; step 2; read floods");
     assert_eq!(
         first,
-        "broken, 1 held, trace off, 0 watch hits, 0 passed while the hold was full\nfloods = 0\nwatch 0: floods >= 4\n\
-         stepped 2 packets (1 still held)\nfloods = 1\n"
+        "broken, 4 held, trace off, 0 watch hits, 0 passed while the hold was full\nfloods = 0\nwatch 0: floods >= 4\n\
+         stepped 2 packets (2 still held)\nfloods = 1\n"
     );
     let second = dbg("continue; wait 2000; read floods; read mac_table[0]");
     assert!(second.contains("watch 0 hit: floods = 4 after packet"), "{second}");
@@ -1029,19 +1106,14 @@ fn lru_set_slots_written_as_on_the_cpu() {
     assert_eq!(reply_to(&cpu, 20).0, Status::NoSuchKey);
 }
 
-/// The in-band path of the hardware: the script (but for frames held at a break, which the
-/// requests behind them could not pass on the single input stream) as control frames into the
-/// management port gives the CPU's answers and frames; a control frame from another port is
-/// ordinary traffic; a request the hardware does not serve in band is answered `unsupported`,
-/// a request of a bad version `bad_version`.
+/// The in-band path of the hardware: the script as control frames into the management port
+/// (those at the break passing the frames it holds) gives the CPU's answers and frames; a
+/// control frame from another port is ordinary traffic; a request the hardware does not serve
+/// in band is answered `unsupported`, a request of a bad version `bad_version`.
 #[test]
 fn in_band_the_script_gives_the_same_answers_as_on_the_cpu() {
     use Event::*;
-    let held = |e: &Event| match e {
-        Ask(seq, _) => (4..=9).contains(seq),
-        Frames(fs) => fs.len() == 4,
-    };
-    let mut events: Vec<Event> = script().into_iter().filter(|e| !held(e)).collect();
+    let mut events = script();
     let stray = control(60, &Request::RegRead { addr: 0 });
     events.push(Frames(vec![(0, stray.clone())]));
     let (cpu_ports, cpu) = on_cpu(&events);

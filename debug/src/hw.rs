@@ -2,7 +2,7 @@
 //! registers, for a host that reaches the unit's register port (the Verilator model's port, or
 //! the SUME's AXI4-Lite through the driver).
 //!
-//! The hardware does the work — it holds frames at the core's input, steps them, writes state
+//! The hardware does the work — it holds frames at the NF's input, steps them, writes state
 //! only between frames, compares watched values after each frame — and `HwUnit` turns messages
 //! into register reads and writes: no packet passes through the host. The register map is
 //! documented in emu-hls's `backend/debug.rs`, which generates the unit from these constants.
@@ -12,8 +12,9 @@
 //! frames. Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot; a `lookup` reads
 //! them in slot order. Trace records and the frame a recording watch keeps carry the frame's
 //! first [`TRACE_SNAP`] bytes at most; a record's latency is in cycles (the CPU's: ns). It
-//! holds [`HOLD_DEPTH`] frame on `break` (the ingress's slot); frames behind it wait upstream
-//! under back-pressure, none is dropped and none passes, so it never sends `hold_full`.
+//! holds [`HOLD_DEPTH`] frames on `break` in front of the NF's ingress (so control frames for
+//! the in-band path pass them); as on the CPU, a frame that finds them full passes through the
+//! NF, counted, and `hold_full` is said once until `continue`.
 
 use crate::client::Transport;
 use crate::protocol::{
@@ -32,8 +33,8 @@ pub const TRACE_DEPTH: u16 = 8;
 /// Bytes of each frame a hardware trace record or recording watch keeps: a longer snap length
 /// gets these.
 pub const TRACE_SNAP: u16 = crate::protocol::DEFAULT_SNAP;
-/// Frames the hardware holds on `break`.
-pub const HOLD_DEPTH: u16 = 1;
+/// Frames the hardware holds on `break` (its hold buffer, in front of the NF's ingress).
+pub const HOLD_DEPTH: u16 = 4;
 /// Words of the staging register: values of up to 256 bits.
 pub const DATA_WORDS: usize = 8;
 /// Each symbol's address window (1 KB): symbol `n` at `SYMBOL_STRIDE * (n + 1)`, so 58 symbols fit
@@ -50,6 +51,12 @@ pub mod reg {
     pub const STATUS: u32 = 0x010;
     pub const PACKETS: u32 = 0x014;
     pub const RESULT: u32 = 0x018;
+    /// Frames that passed through the NF at a break because the hold buffer was full (since
+    /// the reset).
+    pub const HOLD_PASSED: u32 = 0x01c;
+    /// Frames that have left the hold buffer (since the reset): released by `step` or
+    /// `continue`.
+    pub const RELEASED: u32 = 0x074;
     pub const DATA: u32 = 0x020;
     pub const COMMIT: u32 = 0x040;
     /// COMMIT of a table slot: the slot becomes valid (else empty).
@@ -98,10 +105,14 @@ pub mod reg {
     pub const W_HITS: u32 = 0x10;
     pub const W_PACKET: u32 = 0x14;
     pub const W_VALUE: u32 = 0x18;
-    /// STATUS bits.
+    /// STATUS bits: broken; frames held; nothing moves (the core idle, the ingress empty, no
+    /// frame coming into the hold buffer or leaving it: held ones at rest); a frame passed the
+    /// full hold buffer since the last `continue`; `[15:8]` the frames held.
     pub const BROKEN: u32 = 1;
     pub const HELD: u32 = 2;
     pub const EMPTY: u32 = 4;
+    pub const FULL: u32 = 8;
+    pub const HELD_SHIFT: u32 = 8;
     /// WATCH[s].SYM: armed.
     pub const ARMED: u32 = 1 << 31;
 
@@ -284,6 +295,8 @@ pub struct HwUnit {
     hits: u32,
     /// The trace's snap length while it is on.
     trace_snap: Option<u16>,
+    /// `hold_full` was sent since the last `continue`.
+    full_said: bool,
 }
 
 /// A watch slot's symbol, the hits seen so far, and whether a hit records its frame.
@@ -354,6 +367,7 @@ impl HwUnit {
             notes: 0,
             hits: 0,
             trace_snap: None,
+            full_said: false,
         }
     }
 
@@ -400,6 +414,13 @@ impl HwUnit {
     /// (encoded).
     pub fn poll(&mut self, regs: &mut dyn Registers) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
+        let status = regs.read(reg::STATUS);
+        if status & reg::FULL != 0 && !self.full_said {
+            self.full_said = true;
+            let notification = Notification::HoldFull { held: (status >> reg::HELD_SHIFT) as u8 as u16 };
+            out.push(encode(&Message::Notification { seq: self.notes, notification }));
+            self.notes += 1;
+        }
         if let Some(snap) = self.trace_snap {
             for _ in 0..regs.read(reg::TRACE_COUNT) {
                 let meta = regs.read(reg::TR_META);
@@ -660,7 +681,7 @@ impl HwUnit {
     }
 
     fn held(regs: &mut dyn Registers) -> u16 {
-        (regs.read(reg::STATUS) & reg::HELD != 0) as u16
+        (regs.read(reg::STATUS) >> reg::HELD_SHIFT) as u8 as u16
     }
 
     fn execute(&mut self, request: Request, regs: &mut dyn Registers) -> Result<Reply, Status> {
@@ -786,21 +807,20 @@ impl HwUnit {
                 if regs.read(reg::CONTROL) & 1 == 0 {
                     return Err(Status::NotBroken);
                 }
-                let before = regs.read(reg::PACKETS);
+                // The hardware gives as many credits as frames are held (at most n), one used
+                // as each leaves the hold buffer.
+                let before = regs.read(reg::RELEASED);
                 regs.write(reg::STEP, n as u32);
                 regs.settle();
-                let released = regs.read(reg::PACKETS).wrapping_sub(before).min(n as u32) as u16;
-                // Credits no frame came for are withdrawn: a step releases frames held now.
-                let left = regs.read(reg::STEP);
-                if left != 0 {
-                    regs.write(reg::CONTROL, 0);
-                    regs.write(reg::CONTROL, 1);
-                }
+                let released = regs.read(reg::RELEASED).wrapping_sub(before) as u16;
                 Reply::Step { released, held: Self::held(regs) }
             }
             Request::Continue => {
                 let held = Self::held(regs);
+                // The frames held get a credit each, used as they leave: wait for them.
                 regs.write(reg::CONTROL, 0);
+                regs.settle();
+                self.full_said = false;
                 Reply::Continue { released: held }
             }
             Request::RegRead { addr } => Reply::Entry(regs.read(addr).to_be_bytes().to_vec()),
@@ -812,7 +832,7 @@ impl HwUnit {
                 broken: regs.read(reg::CONTROL) & 1 != 0,
                 tracing: self.trace_snap.is_some(),
                 held: Self::held(regs),
-                passed_while_full: 0,
+                passed_while_full: regs.read(reg::HOLD_PASSED),
                 watch_hits: self.hits,
             }),
         })

@@ -9,7 +9,7 @@
 use crate::cli::SimArgs;
 use emu::{Config, NfDescriptor};
 use emu_cpu::{Device, PcapDevice};
-use emu_debug::hw::{reg, HwUnit, Registers};
+use emu_debug::hw::{reg, HwUnit, Registers, HOLD_DEPTH};
 use emu_debug::socket::Server;
 use emu_hls::backend::Design;
 use emu_sim::hw_debug::DebugBench;
@@ -21,6 +21,8 @@ use std::time::Duration;
 /// polls of the trace FIFO (8 records; a frame takes tens of cycles).
 const CYCLES_PER_LOOK: usize = 2_000;
 const CYCLES_PER_TRACE_POLL: usize = 64;
+/// Frames queued at the bench's input per look while running.
+const FRAMES_PER_LOOK: usize = 16;
 
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Path) -> Result<i32, String> {
     if a.target.len() != 1 || a.target[0] != "verilator" {
@@ -47,13 +49,16 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
     let ports = a.pcap.ports.unwrap_or(desc.ports);
     let dir = out.join("verilator");
     let mut device = PcapDevice::new(&a.pcap.inputs, &dir, ports).map_err(|e| e.to_string())?;
-    let mut frames = 0usize;
+    // The pcap is replayed as a sender that pauses while the break's hold buffer is full (a
+    // frame sent then would pass it, as on a real link): frames go to the bench's input a few
+    // at a time.
+    let mut pending = std::collections::VecDeque::new();
     while let Some(f) = device.receive().map_err(|e| e.to_string())? {
         if (f.port as usize) < ports {
-            bench.send(&f.data, f.port);
-            frames += 1;
+            pending.push_back(f);
         }
     }
+    let frames = pending.len();
     bench.write(reg::CONTROL, 1);
     let mut server = Server::listen(socket).map_err(|e| format!("{}: {e}", socket.display()))?;
     emu_cpu::live::stop_on_signals();
@@ -72,8 +77,16 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         }
         // Frames left to go, and the hardware free to take them: at a break with a frame held
         // and no step credit, nothing moves until the client says so (the clock rests).
+        let status = bench.read(reg::STATUS);
+        let (broken, held) = (status & reg::BROKEN != 0, (status >> reg::HELD_SHIFT) as u8 as usize);
+        let room = if broken { (HOLD_DEPTH as usize).saturating_sub(held) } else { FRAMES_PER_LOOK };
+        if bench.waiting() == 0 {
+            for f in pending.drain(..room.min(pending.len())) {
+                bench.send(&f.data, f.port);
+            }
+        }
         let left = bench.waiting() > 0 || bench.sent.len() + bench.dropped.len() < frames;
-        let stopped = bench.read(reg::STATUS) & reg::HELD != 0 && bench.read(reg::STEP) == 0;
+        let stopped = broken && bench.waiting() == 0 && bench.read(reg::STEP) == 0 && status & reg::EMPTY != 0;
         let moving = left && !stopped;
         if moving {
             let mut left = CYCLES_PER_LOOK;

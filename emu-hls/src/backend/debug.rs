@@ -16,9 +16,10 @@
 //!
 //! # What it does
 //!
-//! - **break, step, continue**: the core takes the ingress's frame only while running or
-//!   while step credits are left; a held frame stays in the ingress (`s_axis_tready` low), so
-//!   frames behind it wait upstream: none is processed, none is dropped.
+//! - **break, step, continue**: frames arriving at a break wait in the hold buffer in front of
+//!   the ingress ([`super::hold`]), up to [`HOLD_DEPTH`]; a step credit lets the oldest in, and
+//!   a frame that finds the buffer full passes through the NF (counted), as on the CPU. The
+//!   ingress stays free, so the in-band path's control frames pass the held ones.
 //! - **state**: every register and counter (fields and probes) is read at its own address,
 //!   and written through the staging words and `COMMIT`, only between frames (the core idle),
 //!   else `COMMIT` answers busy and nothing changes.
@@ -32,13 +33,15 @@
 //! - **trace**: a record per frame at its verdict in a FIFO the host empties, with the frame's
 //!   first [`TRACE_SNAP`] bytes as they arrived (snooped off the ingress's beats).
 //!
-//! Nothing of it is in the core's path when idle: the frame gate is one AND on the take, so
-//! the cycles per frame are those of the build without it.
+//! Nothing of it is in the core's path when idle: running with nothing held, the hold buffer
+//! passes the beats straight to the ingress, so the cycles per frame are those of the build
+//! without it.
 //!
 //! # Register map
 //!
 //! In docs/debug-protocol.md ("The hardware unit"), from `emu_debug::hw::reg`'s constants.
 
+use super::hold;
 use crate::verilog::{Expr, Item, Stmt};
 pub use emu_debug::hw::{reg, DATA_WORDS, HOLD_DEPTH, ID, TRACE_SNAP, WATCH_SLOTS};
 use emu_debug::protocol::Status;
@@ -236,11 +239,6 @@ pub fn element_write(s: &Symbol, symbols: &[Symbol]) -> Option<Stmt> {
     Some(Stmt::if_(write_strobe(s.n), body))
 }
 
-/// The gate on the core's take: running, or step credits left.
-pub fn gate() -> Expr {
-    id("dbg_gate")
-}
-
 /// What the unit sees of the core, as expressions over the NF module's signals (and, by name,
 /// `drop_valid_q`, `drop_reason_q`, `check_reason`, `dst_q`, `in_port_q`, `rx_len_q`, `in_src_q`,
 /// `in_len_q`).
@@ -302,7 +300,6 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         items.push(Item::wire(name, w));
         items.push(Item::assign(id(name), e));
     };
-    wire(&mut items, "dbg_gate", 1, id("dbg_broken_q").lnot().lor(id("dbg_credit_q").not_equals(Expr::zero(16))));
     wire(&mut items, "dbg_idle", 1, idle);
     // State is accessed when the core is idle and no hash table is finishing a request (its
     // write port writes back the word its read port read a cycle before).
@@ -311,7 +308,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         .filter(|s| s.table.is_some_and(|t| t.ways > 0))
         .fold(id("dbg_idle"), |acc, s| acc.land(id(format!("{}_dbg_busy", s.prefix)).lnot()));
     wire(&mut items, "dbg_quiet", 1, quiet);
-    wire(&mut items, "dbg_take", 1, id("dbg_idle").land(held.clone()).land(id("dbg_gate")));
+    wire(&mut items, "dbg_take", 1, id("dbg_idle").land(held.clone()));
     // A frame is done when the core comes back to idle: its writes are in the state.
     // (Not after sending an in-band reply: no frame was processed.)
     let done = id("dbg_core_q").land(id("dbg_idle"));
@@ -343,18 +340,26 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         Stmt::nb(id("dbg_core_q"), id("dbg_idle").lnot()),
         Stmt::if_(id("dbg_take"), vec![Stmt::nb(id("dbg_packets_q"), id("dbg_packets_q").plus(hex(32, 1)))]),
     ];
-    // Credits: + a STEP write, − a frame taken on credit; continue clears them.
-    let used = id("dbg_take").land(id("dbg_broken_q")).land(id("dbg_credit_q").not_equals(Expr::zero(16)));
-    let add = Expr::mux(wr.clone().land(at(reg::STEP)), id("dbg_rq_wdata").slice(15, 0), Expr::zero(16));
-    let sub = Expr::mux(used, hex(16, 1), Expr::zero(16));
-    run.push(Stmt::if_else(
-        wr.clone().land(at(reg::CONTROL)).land(id("dbg_rq_wdata").bit_at(0).lnot()),
-        vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(false)), Stmt::nb(id("dbg_credit_q"), Expr::zero(16))],
-        vec![
-            Stmt::if_(wr.clone().land(at(reg::CONTROL)), vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(true))]),
-            Stmt::nb(id("dbg_credit_q"), id("dbg_credit_q").plus(add).minus(sub)),
-        ],
+    // Credits: each releases one of the frames held now, used as its frame leaves the hold
+    // buffer (so a break right after a continue holds none of the frames it released). A STEP
+    // write of n adds n, up to the frames held; continue releases them all.
+    wire(&mut items, "dbg_continue", 1, wr.clone().land(at(reg::CONTROL)).land(id("dbg_rq_wdata").bit_at(0).lnot()));
+    // (Counted after this cycle's release, if any: the frames still held.)
+    let held_now = fit(id("hold_count_q"), hold::count_width(), 17).minus(fit(id("hold_go_head"), 1, 17));
+    let left = fit(id("dbg_credit_q"), 16, 17).minus(fit(id("hold_use_credit"), 1, 17));
+    let asked = left.clone().plus(fit(id("dbg_rq_wdata").slice(15, 0), 16, 17));
+    let granted = Expr::mux(asked.clone().less_than(held_now.clone()), asked, held_now.clone());
+    wire(
+        &mut items,
+        "dbg_credit_next",
+        17,
+        Expr::mux(id("dbg_continue"), held_now, Expr::mux(wr.clone().land(at(reg::STEP)), granted, left)),
+    );
+    run.push(Stmt::if_(
+        wr.clone().land(at(reg::CONTROL)),
+        vec![Stmt::nb(id("dbg_broken_q"), id("dbg_rq_wdata").bit_at(0))],
     ));
+    run.push(Stmt::nb(id("dbg_credit_q"), id("dbg_credit_next").slice(15, 0)));
     run.push(Stmt::if_(wr.clone().land(at(reg::INDEX)), vec![Stmt::nb(id(INDEX), id("dbg_rq_wdata"))]));
     // Staging words and COMMIT's result.
     let (value_words, mask_words) = table_words(symbols);
@@ -428,14 +433,19 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
             reg::STATUS,
             fit(
                 Expr::concat(vec![
-                    id("dbg_idle").land(held.clone().lnot()).land(empty),
-                    id("dbg_idle").land(held).land(id("dbg_gate").lnot()),
+                    fit(id("hold_count_q"), hold::count_width(), 8),
+                    Expr::zero(4),
+                    id("hold_full_q"),
+                    id("dbg_idle").land(held.lnot()).land(empty).land(id("hold_idle")),
+                    id("hold_count_q").not_equals(Expr::zero(hold::count_width())),
                     id("dbg_broken_q"),
                 ]),
-                3,
+                16,
                 32,
             ),
         ),
+        (reg::HOLD_PASSED, id("hold_passed_q")),
+        (reg::RELEASED, id("hold_released_q")),
         (reg::PACKETS, id("dbg_packets_q")),
         (reg::RESULT, fit(id("dbg_result_q"), 8, 32)),
     ];
@@ -813,7 +823,6 @@ const TRACE_REGS: &[(&str, u32)] = &[
     ("dbg_now_q", 32),
     ("dbg_refused_q", 1),
     ("dbg_sending_q", 1),
-    ("dbg_hold_n_q", 32),
 ];
 
 /// The trace: a record per frame at its verdict (its number, input port, verdict, cycles from
@@ -904,18 +913,9 @@ fn trace(
         Stmt::nb(id("dbg_now_q"), id("dbg_now_q").plus(Expr::hex(32, 1))),
         Stmt::nb(id("dbg_sending_q"), core.send.clone()),
         Stmt::if_(core.first_beat.clone(), vec![Stmt::nb(id("dbg_in_t0_q"), id("dbg_now_q"))]),
-        // Cycles a break held the frame in the ingress are not its latency.
-        Stmt::if_else(
-            take.clone(),
-            vec![
-                Stmt::nb(id("dbg_t0_q"), id("dbg_in_t0_q").plus(id("dbg_hold_n_q"))),
-                Stmt::nb(id("dbg_hold_n_q"), Expr::zero(32)),
-            ],
-            vec![Stmt::if_(
-                core.idle.clone().land(core.held.clone()).land(id("dbg_gate").lnot()),
-                vec![Stmt::nb(id("dbg_hold_n_q"), id("dbg_hold_n_q").plus(Expr::hex(32, 1)))],
-            )],
-        ),
+        // (A frame held at a break reaches the ingress when released: the hold is not its
+        // latency.)
+        Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_t0_q"), id("dbg_in_t0_q"))]),
         // A frame the checks refuse: its record waits for the drop pulse.
         Stmt::nb(id("dbg_refused_q"), take.clone().land(id("check_reason").not_equals(Expr::zero(8)))),
         Stmt::if_(
@@ -926,7 +926,7 @@ fn trace(
                     id("dbg_packets_q"),
                     id("in_src_q"),
                     id("check_reason"),
-                    lat(id("dbg_in_t0_q").plus(id("dbg_hold_n_q"))),
+                    lat(id("dbg_in_t0_q")),
                     id("in_len_q"),
                 ]),
             )],

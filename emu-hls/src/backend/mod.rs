@@ -41,6 +41,7 @@
 //! §4's ingress → core → egress FIFOs).
 
 pub mod debug;
+pub mod hold;
 pub mod model;
 pub mod report;
 pub mod rtl;

@@ -15,7 +15,7 @@
 //! | `pbuf`, `buf_rd_q` | the packet buffer (block RAM, one bus word per address) and its read register |
 //! | `st_<name>` | the instance of state element `<name>` |
 
-use super::{debug, Design};
+use super::{debug, hold, Design};
 use crate::hw;
 use crate::ir::bounds::Bounds;
 use crate::ir::{
@@ -484,8 +484,18 @@ impl<'a> Gen<'a> {
     }
 
     /// Input lane `lane`'s byte of the beat: 0 where its `tkeep` bit is low.
-    fn beat_byte(lane: u32) -> Expr {
-        Expr::mux(id("s_axis_tkeep").bit_at(lane), id("s_axis_tdata").slice(8 * lane + 7, 8 * lane), Expr::zero(8))
+    fn beat_byte(&self, lane: u32) -> Expr {
+        Expr::mux(self.input("tkeep").bit_at(lane), self.input("tdata").slice(8 * lane + 7, 8 * lane), Expr::zero(8))
+    }
+
+    /// The ingress's input signal `t<sig>`: the module's `s_axis_t<sig>`, or with the debug
+    /// unit, the hold buffer's stream in front of it ([`hold`]).
+    fn input(&self, sig: &str) -> Expr {
+        if self.d.config.debug {
+            id(format!("in_axis_{sig}"))
+        } else {
+            id(format!("s_axis_{sig}"))
+        }
     }
 
     /// The debug unit's management port, when it has the in-band path.
@@ -736,11 +746,11 @@ impl<'a> Gen<'a> {
         items.extend(self.element_requests()?);
 
         // The ingress: takes beats while it holds no frame.
-        let take_beat = id("in_full_q").lnot().land(id("s_axis_tvalid"));
+        let take_beat = id("in_full_q").lnot().land(self.input("tvalid"));
         let mut receive = vec![];
         for i in (0..win as u64).filter(|&i| self.ingress.holds(i)) {
             let (beat, lane) = (i / bus as u64, (i % bus as u64) as u32);
-            let byte = Self::beat_byte(lane);
+            let byte = self.beat_byte(lane);
             let slot = self.in_bits(i, 7, 0);
             // The first beat clears the window: bytes past the frame's end read 0.
             receive.push(if beat == 0 {
@@ -758,7 +768,7 @@ impl<'a> Gen<'a> {
                 id("in_len_q").equals(Expr::zero(16)).land(id("in_over_q").lnot()),
                 vec![
                     Stmt::nb(id("in_src_q"), Expr::concat(vec![Expr::zero(5), id("src_port")])),
-                    Stmt::nb(id("in_ts_q"), id("s_axis_tuser").slice(127, 64)),
+                    Stmt::nb(id("in_ts_q"), self.input("tuser").slice(127, 64)),
                 ],
             ),
             Stmt::nb(
@@ -767,7 +777,7 @@ impl<'a> Gen<'a> {
             ),
             Stmt::if_(id("rx_over"), vec![Stmt::nb(id("in_over_q"), Expr::bit(true))]),
             Stmt::if_else(
-                id("s_axis_tlast"),
+                self.input("tlast"),
                 vec![Stmt::nb(id("in_full_q"), Expr::bit(true))],
                 vec![Stmt::if_(
                     id("in_beat_q").less_than(dec(self.bw, self.depth)),
@@ -804,11 +814,13 @@ impl<'a> Gen<'a> {
         ]);
         let mut refuse = drop(id("check_reason"));
         refuse.extend(free_ingress.clone());
-        // With the debug unit, a frame is taken only while running or on a step credit.
+        // (A break holds frames in front of the ingress, in the hold buffer: the core takes
+        // every frame that reaches it.)
         let ready = self.frame_ready();
-        let held = if d.config.debug { ready.clone().land(debug::gate()) } else { ready.clone() };
-        let mut idle =
-            vec![Stmt::if_(held, vec![Stmt::if_else(id("check_reason").not_equals(Expr::zero(8)), refuse, take)])];
+        let mut idle = vec![Stmt::if_(
+            ready.clone(),
+            vec![Stmt::if_else(id("check_reason").not_equals(Expr::zero(8)), refuse, take)],
+        )];
         if let Some(m) = self.inband() {
             // A control frame from the management port is the debug unit's, not the core's:
             // it sends the reply (the send phase with the reply's bytes) or drops it.
@@ -895,15 +907,16 @@ impl<'a> Gen<'a> {
                 send: id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
                 first_beat: id("in_full_q")
                     .lnot()
-                    .land(id("s_axis_tvalid"))
+                    .land(self.input("tvalid"))
                     .land(id("in_len_q").equals(Expr::zero(16)))
                     .land(id("in_over_q").lnot()),
-                beat: id("in_full_q").lnot().land(id("s_axis_tvalid")),
+                beat: id("in_full_q").lnot().land(self.input("tvalid")),
                 beat_no: (id("in_beat_q"), self.bw),
-                beat_data: Expr::concat((0..self.bus).rev().map(Self::beat_byte).collect()),
+                beat_data: Expr::concat((0..self.bus).rev().map(|l| self.beat_byte(l)).collect()),
                 bus: self.bus,
             };
             items.extend(debug::items(&self.debug_symbols(), &core, self.inband()));
+            items.extend(hold::items(&hold::Shape { bus: self.bus, depth: self.depth, inband: self.inband() }));
         }
         m.items = items;
         Ok(m)
@@ -914,7 +927,7 @@ impl<'a> Gen<'a> {
         let bus = self.bus;
         let mut items = vec![Item::comment("Ingress: bytes of the beat, the input port, the packet buffer.")];
         let count = (0..bus)
-            .map(|j| Expr::concat(vec![Expr::zero(16), id("s_axis_tkeep").bit_at(j)]))
+            .map(|j| Expr::concat(vec![Expr::zero(16), self.input("tkeep").bit_at(j)]))
             .reduce(|a, b| a.plus(b))
             .expect("a bus has lanes");
         items.push(Item::wire("rx_len_next", 17));
@@ -926,7 +939,7 @@ impl<'a> Gen<'a> {
         let mut enc = vec![Stmt::blocking(id("src_port"), Expr::zero(3))];
         for b in (0..8u32).rev() {
             enc.push(Stmt::if_(
-                id("s_axis_tuser").bit_at(16 + b),
+                self.input("tuser").bit_at(16 + b),
                 vec![Stmt::blocking(id("src_port"), dec(3, (b / 2) as u64))],
             ));
         }
@@ -940,11 +953,11 @@ impl<'a> Gen<'a> {
                 Stmt::if_(
                     id("in_full_q")
                         .lnot()
-                        .land(id("s_axis_tvalid"))
+                        .land(self.input("tvalid"))
                         .land(id("in_beat_q").less_than(dec(self.bw, self.depth))),
                     vec![Stmt::nb(
                         id("pbuf").index(Expr::concat(vec![id("in_slot_q"), id("in_beat_q")])),
-                        id("s_axis_tdata"),
+                        self.input("tdata"),
                     )],
                 ),
                 Stmt::nb(id("buf_rd_q"), id("pbuf").index(Expr::concat(vec![id("slot_q"), id("rd_addr")]))),
@@ -1100,7 +1113,10 @@ impl<'a> Gen<'a> {
         items.push(Item::assign(id("m_axis_tkeep"), id("tx_keep")));
         items.push(Item::assign(id("m_axis_tlast"), id("tx_last")));
         items.push(Item::assign(id("m_axis_tvalid"), id("fsm_q").equals(self.codes.code(StateCodes::SEND))));
-        items.push(Item::assign(id("s_axis_tready"), id("in_full_q").lnot()));
+        if !self.d.config.debug {
+            // (With the debug unit, the hold buffer drives it.)
+            items.push(Item::assign(id("s_axis_tready"), id("in_full_q").lnot()));
+        }
         let one_hot = |bits: [Expr; 4]| {
             let mut parts = vec![];
             for b in bits.into_iter().rev() {

@@ -34,6 +34,9 @@ pub struct DebugOptions {
     pub port: Option<Port>,
     /// A Unix socket for the same commands (`emu dbg PATH`).
     pub socket: Option<PathBuf>,
+    /// Packets a `break` holds before the rest pass (`None`: [`Limits`]'s 1024); the hardware's
+    /// depth, to compare the two.
+    pub hold_depth: Option<u16>,
 }
 
 /// One run's debug unit and its channels.
@@ -55,7 +58,10 @@ impl Debugger {
             None => None,
         };
         Ok(Debugger {
-            unit: Unit::new(nf, Limits::default()),
+            unit: Unit::new(nf, {
+                let limits = Limits::default();
+                Limits { hold_depth: options.hold_depth.unwrap_or(limits.hold_depth), ..limits }
+            }),
             port: options.port,
             socket,
             peer: [0xff; 6],

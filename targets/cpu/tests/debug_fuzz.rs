@@ -53,7 +53,7 @@ fn run(frames: Vec<Frame>, debug: bool) -> (Vec<(u8, Vec<u8>)>, Vec<Option<Vec<u
     let mut runner = Runner::new(Box::new(LearningSwitch::default()), 3, 64);
     if debug {
         runner = runner
-            .with_debugger(Debugger::new("learning_switch", &DebugOptions { port: Some(MGMT), socket: None }).unwrap());
+            .with_debugger(Debugger::new("learning_switch", &DebugOptions { port: Some(MGMT), ..DebugOptions::default() }).unwrap());
     }
     let mut device = MemoryDevice::new(frames);
     runner.run(&mut device, &mut Vec::new()).unwrap();

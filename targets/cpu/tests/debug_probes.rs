@@ -66,7 +66,7 @@ fn control(seq: u32, request: Request) -> Frame {
 fn run(frames: Vec<Frame>) -> Vec<Message> {
     let runner = Runner::new(Box::new(ttl_probe::TtlProbe::default()), 3, 64);
     let mut runner =
-        runner.with_debugger(Debugger::new("ttl_probe", &DebugOptions { port: Some(MGMT), socket: None }).unwrap());
+        runner.with_debugger(Debugger::new("ttl_probe", &DebugOptions { port: Some(MGMT), ..DebugOptions::default() }).unwrap());
     let mut device = MemoryDevice::new(frames);
     runner.run(&mut device, &mut Vec::new()).unwrap();
     device
