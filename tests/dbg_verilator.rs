@@ -320,6 +320,8 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
 fn a_full_hold_passes_frames_as_on_the_cpu() {
     use Event::*;
     let k = HOLD_DEPTH as u8;
+    let mut long = frame(0xff, 0x11, 50);
+    long.resize(1600, 50);
     let arriving = |first: u8, n: u8| Frames((first..first + n).map(|i| (i % 3, frame(0xff, 0x11 + i % 3, i))).collect());
     let events = vec![
         Ask(1, Request::Break),
@@ -333,6 +335,12 @@ fn a_full_hold_passes_frames_as_on_the_cpu() {
         arriving(40, k + 1),
         Ask(7, Request::Continue),
         Ask(8, Request::Status),
+        // Held as any frame: one longer than the packet buffer (dropped oversize once let
+        // in, not cut to a frame that fits) and a runt.
+        Ask(9, Request::Break),
+        Frames(vec![(0, long), (1, frame(0xff, 0x12, 51)[..12].to_vec()), (2, frame(0xff, 0x13, 60))]),
+        Ask(10, Request::Status),
+        Ask(11, Request::Continue),
     ];
     let (cpu_ports, cpu) = on_cpu(&events);
     let full: Vec<u16> = cpu
@@ -350,10 +358,12 @@ fn a_full_hold_passes_frames_as_on_the_cpu() {
     assert_eq!(status(2), (HOLD_DEPTH, 2));
     assert_eq!(status(4), (HOLD_DEPTH, 3));
     assert_eq!(status(8), (0, 4));
+    assert_eq!(status(10), (3, 4));
     // Frames that passed the full buffer went out before those it held.
     let order: Vec<u8> = cpu_ports[3].iter().map(|f| f[14]).collect();
     let mut want: Vec<u8> = vec![k, k + 1, 0, 1, 22, 2, 3, 20, 21, 40 + k];
     want.extend(40..40 + k);
+    want.push(60);
     assert_eq!(order, want);
     let (hw_ports, hw) = on_hardware(&events);
     assert_eq!(hw, cpu);

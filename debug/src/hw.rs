@@ -10,7 +10,7 @@
 //! `Array` elements are read and written between frames; table slots (`Cam`, `Lru`, `Tcam`,
 //! `HashTable`) and a `Queue`'s places are read at any time, and table slots written between
 //! frames. Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot; a `lookup` reads
-//! them in slot order. Trace records and the frame a recording watch keeps carry the frame's
+//! them in slot order, and a table in sets only the ways of the key's set. Trace records and the frame a recording watch keeps carry the frame's
 //! first [`TRACE_SNAP`] bytes at most; a record's latency is in cycles (the CPU's: ns). It
 //! holds [`HOLD_DEPTH`] frames on `break` in front of the NF's ingress (so control frames for
 //! the in-band path pass them); as on the CPU, a frame that finds them full passes through the
@@ -526,7 +526,7 @@ impl HwUnit {
             return Err(Status::NoSuchKey);
         }
         let tcam = s.kind == SymbolKind::Tcam.code();
-        for index in 0..s.size {
+        for index in self.key_slots(id, key, regs)? {
             let e = self.read_entry(id, index, regs)?;
             let hit = e[0] == 1
                 && if tcam {
@@ -540,6 +540,22 @@ impl HwUnit {
             }
         }
         Err(Status::NoSuchKey)
+    }
+
+    /// The slots of table `id` where `key` can be: a hash table's or an LRU in sets', the ways
+    /// of the set its CRC-32 picks (as the hardware and the CPU place it; a table without
+    /// T_WAYS is one set), so a lookup reads those alone; every slot of another table.
+    fn key_slots(&self, id: u16, key: &[u8], regs: &mut dyn Registers) -> Result<std::ops::Range<u32>, Status> {
+        let s = self.symbol(id)?;
+        if !in_block_ram(s) {
+            return Ok(0..s.size);
+        }
+        let ways = match regs.read(reg::table(id as usize, reg::T_WAYS)) {
+            0 => s.size,
+            ways => ways,
+        };
+        let set = emu_core::state::crc32(key) & (s.size / ways - 1);
+        Ok(set * ways..(set + 1) * ways)
     }
 
     /// The value `index` places from a queue's front (0 past its length), read through the
@@ -646,19 +662,11 @@ impl HwUnit {
             parts.push(part);
             at += n;
         }
-        // The slots the key may not be in already: a key of a hash table or an LRU in sets
-        // lives in its set alone (a table without T_WAYS is one set).
-        let mut others = 0..s.size;
-        if in_block_ram(s) {
-            let ways = match regs.read(reg::table(id as usize, reg::T_WAYS)) {
-                0 => s.size,
-                ways => ways,
-            };
-            let set = index / ways;
-            if valid && emu_core::state::crc32(parts[0]) & (s.size / ways - 1) != set {
-                return Err(Status::BadValue);
-            }
-            others = set * ways..(set + 1) * ways;
+        // The slots the key may not be in already; a key of a table in sets lives in its set
+        // alone, so the slot must be one of its ways.
+        let others = self.key_slots(id, parts[0], regs)?;
+        if valid && !others.contains(&index) {
+            return Err(Status::BadValue);
         }
         if valid && !tcam {
             for other in others.filter(|&i| i != index) {
