@@ -373,6 +373,43 @@ fn a_full_hold_passes_frames_as_on_the_cpu() {
     assert_eq!(hw_ports, cpu_ports);
 }
 
+/// Frames that arrive while a step's frames are still leaving find the buffer with room: the
+/// stepped ones are released (as on the CPU, where a step frees them at once), so none of the
+/// newcomers passes and `hold_full` is not said.
+#[test]
+fn frames_arriving_during_a_step_are_held() {
+    let mut bench = bench();
+    let mut unit = HwUnit::new("learning_switch", symbols());
+    let mut seq = 0;
+    let mut ask = |bench: &mut DebugBench, request: Request| {
+        seq += 1;
+        let reply = unit.control(&encode(&Message::Request { seq, request }), bench).unwrap();
+        let Message::Reply { reply, .. } = decode(&reply).unwrap() else { panic!("a reply") };
+        (reply, unit.poll(bench))
+    };
+    ask(&mut bench, Request::Break);
+    // Four long frames held (each takes some 75 cycles to leave), then two short ones queued
+    // upstream, to arrive while the step's first frame is still leaving.
+    for k in 0..HOLD_DEPTH as u8 {
+        let mut f = frame(0xff, 0x11, k);
+        f.resize(600, k);
+        bench.send(&f, 0);
+    }
+    bench.run();
+    for k in [20, 21] {
+        bench.send(&frame(0xff, 0x12, k), 1);
+    }
+    let (reply, notes) = ask(&mut bench, Request::Step { n: 2 });
+    assert_eq!(reply, Reply::Step { released: 2, held: HOLD_DEPTH }, "the two newcomers held behind");
+    assert!(notes.is_empty(), "no hold_full");
+    let Reply::Status(s) = ask(&mut bench, Request::Status).0 else { panic!("a status") };
+    assert_eq!((s.held, s.passed_while_full), (HOLD_DEPTH, 0));
+    assert_eq!(ask(&mut bench, Request::Continue).0, Reply::Continue { released: HOLD_DEPTH });
+    bench.run();
+    let order: Vec<u8> = bench.sent.iter().map(|(_, f)| f[14]).collect();
+    assert_eq!(order, [0, 1, 2, 3, 20, 21]);
+}
+
 #[test]
 fn a_watch_slot_the_unit_lacks_is_refused() {
     let mut bench = bench();

@@ -57,6 +57,10 @@ pub mod reg {
     /// Frames that have left the hold buffer (since the reset): released by `step` or
     /// `continue`.
     pub const RELEASED: u32 = 0x074;
+    /// The frames the last `continue` (a CONTROL write of 0) released: those held then.
+    pub const GRANTED: u32 = 0x078;
+    /// A STEP write with this bit sets the credits (0 withdraws them) instead of adding.
+    pub const STEP_SET: u32 = 1 << 31;
     pub const DATA: u32 = 0x020;
     pub const COMMIT: u32 = 0x040;
     /// COMMIT of a table slot: the slot becomes valid (else empty).
@@ -415,6 +419,10 @@ impl HwUnit {
     pub fn poll(&mut self, regs: &mut dyn Registers) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let status = regs.read(reg::STATUS);
+        // (The hardware's bit clears at any continue, this unit's or another host's.)
+        if status & reg::FULL == 0 {
+            self.full_said = false;
+        }
         if status & reg::FULL != 0 && !self.full_said {
             self.full_said = true;
             let notification = Notification::HoldFull { held: (status >> reg::HELD_SHIFT) as u8 as u16 };
@@ -817,19 +825,24 @@ impl HwUnit {
                 }
                 // The hardware gives as many credits as frames are held (at most n), one used
                 // as each leaves the hold buffer.
+                // (At a break only credited frames leave: RELEASED counts this step's.)
                 let before = regs.read(reg::RELEASED);
                 regs.write(reg::STEP, n as u32);
                 regs.settle();
+                if regs.read(reg::STEP) != 0 {
+                    // Frames that could not leave in time (the NF's output stalled) stay held.
+                    regs.write(reg::STEP, reg::STEP_SET);
+                }
                 let released = regs.read(reg::RELEASED).wrapping_sub(before) as u16;
                 Reply::Step { released, held: Self::held(regs) }
             }
             Request::Continue => {
-                let held = Self::held(regs);
                 // The frames held get a credit each, used as they leave: wait for them.
                 regs.write(reg::CONTROL, 0);
+                let released = regs.read(reg::GRANTED) as u16;
                 regs.settle();
                 self.full_said = false;
-                Reply::Continue { released: held }
+                Reply::Continue { released }
             }
             Request::RegRead { addr } => Reply::Entry(regs.read(addr).to_be_bytes().to_vec()),
             Request::RegWrite { addr, value } => {

@@ -286,6 +286,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     for (name, w) in [
         ("dbg_broken_q", 1),
         ("dbg_credit_q", 16),
+        ("dbg_granted_q", 16),
         ("dbg_packets_q", 32),
         ("dbg_result_q", 8),
         ("dbg_data_q", 32 * words),
@@ -342,12 +343,14 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     ];
     // Credits: each releases one of the frames held now, used as its frame leaves the hold
     // buffer (so a break right after a continue holds none of the frames it released). A STEP
-    // write of n adds n, up to the frames held; continue releases them all.
+    // write of n adds n, up to the frames held (with bit 31, sets them to n: 0 withdraws
+    // them); continue releases them all and keeps how many in GRANTED.
     wire(&mut items, "dbg_continue", 1, wr.clone().land(at(reg::CONTROL)).land(id("dbg_rq_wdata").bit_at(0).lnot()));
     // (Counted after this cycle's release, if any: the frames still held.)
     let held_now = fit(id("hold_count_q"), hold::count_width(), 17).minus(fit(id("hold_go_head"), 1, 17));
     let left = fit(id("dbg_credit_q"), 16, 17).minus(fit(id("hold_use_credit"), 1, 17));
-    let asked = left.clone().plus(fit(id("dbg_rq_wdata").slice(15, 0), 16, 17));
+    let n = fit(id("dbg_rq_wdata").slice(15, 0), 16, 17);
+    let asked = Expr::mux(id("dbg_rq_wdata").bit_at(31), n.clone(), left.clone().plus(n));
     let granted = Expr::mux(asked.clone().less_than(held_now.clone()), asked, held_now.clone());
     wire(
         &mut items,
@@ -360,6 +363,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         vec![Stmt::nb(id("dbg_broken_q"), id("dbg_rq_wdata").bit_at(0))],
     ));
     run.push(Stmt::nb(id("dbg_credit_q"), id("dbg_credit_next").slice(15, 0)));
+    run.push(Stmt::if_(id("dbg_continue"), vec![Stmt::nb(id("dbg_granted_q"), id("dbg_credit_next").slice(15, 0))]));
     run.push(Stmt::if_(wr.clone().land(at(reg::INDEX)), vec![Stmt::nb(id(INDEX), id("dbg_rq_wdata"))]));
     // Staging words and COMMIT's result.
     let (value_words, mask_words) = table_words(symbols);
@@ -446,6 +450,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         ),
         (reg::HOLD_PASSED, id("hold_passed_q")),
         (reg::RELEASED, id("hold_released_q")),
+        (reg::GRANTED, fit(id("dbg_granted_q"), 16, 32)),
         (reg::PACKETS, id("dbg_packets_q")),
         (reg::RESULT, fit(id("dbg_result_q"), 8, 32)),
     ];
@@ -612,6 +617,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     for (name, w) in [
         ("dbg_broken_q", 1),
         ("dbg_credit_q", 16),
+        ("dbg_granted_q", 16),
         ("dbg_packets_q", 32),
         ("dbg_result_q", 8),
         ("dbg_rvalid_q", 1),

@@ -19,9 +19,14 @@
 //!   the descriptor (the input port's bits and the timestamp: all the ingress reads).
 //!
 //! The ring has room for [`HOLD_DEPTH`] + 1 frames of the longest kept length: the committed
-//! ones (one of which may be playing) and the one coming in. A frame is let in only when that
-//! much is free, and, running, only while fewer than [`HOLD_DEPTH`] are committed: so a frame
-//! that arrives at a full break always has room to be written, and then passes.
+//! ones and the one coming in. A frame is let in only when that much is free, and, running,
+//! only while fewer than [`HOLD_DEPTH`] are committed: so a frame that arrives at a full break
+//! has room to be written, and then passes. (A frame that leaves keeps its beats until its
+//! last is out: while one plays, [`HOLD_DEPTH`] committed long frames can leave too little
+//! room, and the next frame waits upstream until it has left, some hundred cycles.)
+//!
+//! The buffer is full when every frame in it is held: frames a step or `continue` gave a
+//! credit to are released, as on the CPU, though they leave one after the other.
 
 use super::debug::HOLD_DEPTH;
 use crate::verilog::{index_width, Expr, Item, Stmt};
@@ -166,7 +171,9 @@ pub fn items(s: &Shape) -> Vec<Item> {
         None => Expr::bit(false),
     };
     wire(&mut items, "hold_ctl", 1, ctl);
-    wire(&mut items, "hold_now", 1, in_is(3).land(id("hold_ctl").lor(count_is_full.clone().land(broken.clone()))));
+    let credited = id("dbg_credit_q").not_equals(Expr::zero(16));
+    let full = count_is_full.clone().land(broken.clone()).land(credited.clone().lnot());
+    wire(&mut items, "hold_now", 1, in_is(3).land(id("hold_ctl").lor(full)));
     wire(&mut items, "hold_commit", 1, in_is(3).land(id("hold_ctl").lnot()).land(count_is_full.lnot()));
     wire(&mut items, "hold_go_now", 1, id("hold_out_q").lnot().land(id("hold_now")));
     wire(
@@ -177,9 +184,9 @@ pub fn items(s: &Shape) -> Vec<Item> {
             .lnot()
             .land(id("hold_now").lnot())
             .land(id("hold_count_q").not_equals(Expr::zero(kw)))
-            .land(broken.clone().lnot().lor(id("dbg_credit_q").not_equals(Expr::zero(16)))),
+            .land(broken.clone().lnot().lor(credited.clone())),
     );
-    wire(&mut items, "hold_use_credit", 1, id("hold_go_head").land(id("dbg_credit_q").not_equals(Expr::zero(16))));
+    wire(&mut items, "hold_use_credit", 1, id("hold_go_head").land(credited));
     wire(&mut items, "hold_idle", 1, in_is(0).land(id("hold_out_q").lnot()));
     // The ingress takes a played beat when it holds no frame.
     wire(&mut items, "hold_adv", 1, id("hold_out_q").land(id("in_full_q").lnot()));
