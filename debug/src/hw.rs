@@ -10,11 +10,12 @@
 //! `Array` elements are read and written between frames; table slots (`Cam`, `Lru`, `Tcam`,
 //! `HashTable`) and a `Queue`'s places are read at any time, and table slots written between
 //! frames. Tables in registers (`Cam`, `Lru`, `Tcam`) are read slot by slot; a `lookup` reads
-//! them in slot order, and a table in sets only the ways of the key's set. Trace records and the frame a recording watch keeps carry the frame's
-//! first [`TRACE_SNAP`] bytes at most; a record's latency is in cycles (the CPU's: ns). It
-//! holds [`HOLD_DEPTH`] frames on `break` in front of the NF's ingress (so control frames for
-//! the in-band path pass them); as on the CPU, a frame that finds them full passes through the
-//! NF, counted, and `hold_full` is said once until `continue`.
+//! them in slot order, and a table in sets only the ways of the key's set. Trace records and
+//! the frame a recording watch keeps carry the frame's first [`TRACE_SNAP`] bytes at most; a
+//! record's latency is in cycles (the CPU's: ns). It holds [`HOLD_DEPTH`] frames on `break` in
+//! front of the NF's ingress (so control frames for the in-band path pass them); as on the
+//! CPU, a frame that finds them full passes through the NF, counted, and `hold_full` is said
+//! once until `continue`.
 
 use crate::client::Transport;
 use crate::protocol::{
@@ -117,6 +118,11 @@ pub mod reg {
     pub const EMPTY: u32 = 4;
     pub const FULL: u32 = 8;
     pub const HELD_SHIFT: u32 = 8;
+
+    /// The frames held, from a STATUS word.
+    pub fn held(status: u32) -> u16 {
+        (status >> HELD_SHIFT) as u8 as u16
+    }
     /// WATCH[s].SYM: armed.
     pub const ARMED: u32 = 1 << 31;
 
@@ -425,7 +431,7 @@ impl HwUnit {
         }
         if status & reg::FULL != 0 && !self.full_said {
             self.full_said = true;
-            let notification = Notification::HoldFull { held: (status >> reg::HELD_SHIFT) as u8 as u16 };
+            let notification = Notification::HoldFull { held: reg::held(status) };
             out.push(encode(&Message::Notification { seq: self.notes, notification }));
             self.notes += 1;
         }
@@ -697,7 +703,7 @@ impl HwUnit {
     }
 
     fn held(regs: &mut dyn Registers) -> u16 {
-        (regs.read(reg::STATUS) >> reg::HELD_SHIFT) as u8 as u16
+        reg::held(regs.read(reg::STATUS))
     }
 
     fn execute(&mut self, request: Request, regs: &mut dyn Registers) -> Result<Reply, Status> {
@@ -823,9 +829,8 @@ impl HwUnit {
                 if regs.read(reg::CONTROL) & 1 == 0 {
                     return Err(Status::NotBroken);
                 }
-                // The hardware gives as many credits as frames are held (at most n), one used
-                // as each leaves the hold buffer.
-                // (At a break only credited frames leave: RELEASED counts this step's.)
+                // Credits up to the frames held, one used as each leaves the hold buffer; at
+                // a break only credited frames leave, so RELEASED counts this step's.
                 let before = regs.read(reg::RELEASED);
                 regs.write(reg::STEP, n as u32);
                 regs.settle();

@@ -78,7 +78,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         // Frames left to go, and the hardware free to take them: at a break with a frame held
         // and no step credit, nothing moves until the client says so (the clock rests).
         let status = bench.read(reg::STATUS);
-        let (broken, held) = (status & reg::BROKEN != 0, (status >> reg::HELD_SHIFT) as u8 as usize);
+        let (broken, held) = (status & reg::BROKEN != 0, reg::held(status) as usize);
         let room = if broken { (HOLD_DEPTH as usize).saturating_sub(held) } else { FRAMES_PER_LOOK };
         if bench.waiting() == 0 {
             for f in pending.drain(..room.min(pending.len())) {

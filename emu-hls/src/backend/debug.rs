@@ -117,6 +117,12 @@ pub(super) fn fit(e: Expr, w: u32, to: u32) -> Expr {
     }
 }
 
+/// Declares wire `name` (`w` bits) driven by `e`.
+pub(super) fn wire(items: &mut Vec<Item>, name: &str, w: u32, e: Expr) {
+    items.push(Item::wire(name, w));
+    items.push(Item::assign(id(name), e));
+}
+
 /// Bits `[hi:lo]` of `e` (of width `w`): `e` itself when that is all of it (a 1-bit signal has
 /// no range to select from).
 fn bits(e: Expr, w: u32, hi: u32, lo: u32) -> Expr {
@@ -297,10 +303,6 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     ] {
         items.push(Item::reg(name, w));
     }
-    let wire = |items: &mut Vec<Item>, name: &str, w: u32, e: Expr| {
-        items.push(Item::wire(name, w));
-        items.push(Item::assign(id(name), e));
-    };
     wire(&mut items, "dbg_idle", 1, idle);
     // State is accessed when the core is idle and no hash table is finishing a request (its
     // write port writes back the word its read port read a cycle before).
@@ -663,10 +665,6 @@ fn inband_path(items: &mut Vec<Item>, run: &mut Vec<Stmt>, reset: &mut Vec<Stmt>
     use emu_debug::protocol::{Kind, Opcode, ETHERTYPE, UNIT_MAC, VERSION};
     let byte = |i: u32| id("dbg_in_bytes_q").slice(8 * i + 7, 8 * i);
     let be = |i: u32, n: u32| Expr::concat((i..i + n).map(byte).collect());
-    let wire = |items: &mut Vec<Item>, name: &str, w: u32, e: Expr| {
-        items.push(Item::wire(name, w));
-        items.push(Item::assign(id(name), e));
-    };
     let len_at_least = |n: Expr| Expr::concat(vec![Expr::zero(1), id("in_len_q")]).at_least(n);
     items.push(Item::comment("The in-band path: reg_read and reg_write requests from the management port."));
     // The reply's fields are kept when it starts: the ingress then takes the next frame.

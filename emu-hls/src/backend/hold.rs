@@ -28,16 +28,9 @@
 //! The buffer is full when every frame in it is held: frames a step or `continue` gave a
 //! credit to are released, as on the CPU, though they leave one after the other.
 
-use super::debug::HOLD_DEPTH;
+use super::debug::{wire, HOLD_DEPTH};
+use super::rtl::{dec, id, lane_byte, port_decoder};
 use crate::verilog::{index_width, Expr, Item, Stmt};
-
-fn id(name: impl Into<String>) -> Expr {
-    Expr::id(name)
-}
-
-fn dec(w: u32, v: u64) -> Expr {
-    Expr::dec(w, v as u128)
-}
 
 /// The stage's shape: the bus, the packet buffer's beats per frame, the management port.
 pub struct Shape {
@@ -76,19 +69,9 @@ pub fn count_width() -> u32 {
     index_width(HOLD_DEPTH as u64 + 1)
 }
 
-/// Whether the input-port bits `src` (`tuser[23:16]`) name port `m`, as the ingress decodes
-/// them (the lowest set bit `b` is port `b / 2`; none set is port 0).
-fn names_port(src: Expr, m: u8) -> Expr {
-    let pair = src.clone().slice(2 * m as u32 + 1, 2 * m as u32).any();
-    if m == 0 {
-        pair.lor(src.any().lnot())
-    } else {
-        src.slice(2 * m as u32 - 1, 0).any().lnot().land(pair)
-    }
-}
-
 /// The stage's items. It reads the unit's `dbg_broken_q`, `dbg_credit_q` and `dbg_continue`
-/// (a `continue` this cycle), and gives it `hold_use_credit` (a held frame leaves on a credit), `hold_count_q` (frames held), `hold_passed_q` (frames passed while the buffer was
+/// (a `continue` this cycle), and gives it `hold_use_credit` (a held frame leaves on a
+/// credit), `hold_count_q` (frames held), `hold_passed_q` (frames passed while the buffer was
 /// full), `hold_released_q` (frames that left it), `hold_full_q` (one passed since the last
 /// `continue`) and `hold_idle` (no frame coming in or played: held ones at rest).
 pub fn items(s: &Shape) -> Vec<Item> {
@@ -132,10 +115,6 @@ pub fn items(s: &Shape) -> Vec<Item> {
     for (name, w) in [("hold_d_beats", nw), ("hold_d_src", 8), ("hold_d_ts", 64)] {
         items.push(Item::memory(name, w, k.next_power_of_two()));
     }
-    let wire = |items: &mut Vec<Item>, name: &str, w: u32, e: Expr| {
-        items.push(Item::wire(name, w));
-        items.push(Item::assign(id(name), e));
-    };
     let in_is = |v: u64| id("hold_in_q").equals(dec(2, v));
     let broken = id("dbg_broken_q");
     let count_is_full = id("hold_count_q").equals(dec(kw, k));
@@ -165,9 +144,12 @@ pub fn items(s: &Shape) -> Vec<Item> {
     wire(&mut items, "hold_keep", 1, id("hold_wr").land(id("hold_n_q").less_than(dec(nw, s.kept()))));
     // A frame written whole: the in-band path's, or (at a full break) one that passes.
     let ctl = match s.inband {
-        Some(m) => id("hold_et_q")
-            .equals(Expr::hex(16, emu_debug::protocol::ETHERTYPE as u128))
-            .land(names_port(id("hold_src_q"), m)),
+        Some(m) => {
+            items.extend(port_decoder("hold_port", |b| id("hold_src_q").bit_at(b)));
+            id("hold_et_q")
+                .equals(Expr::hex(16, emu_debug::protocol::ETHERTYPE as u128))
+                .land(id("hold_port").equals(dec(3, m as u64)))
+        }
         None => Expr::bit(false),
     };
     wire(&mut items, "hold_ctl", 1, ctl);
@@ -225,8 +207,7 @@ pub fn items(s: &Shape) -> Vec<Item> {
     let mut et = vec![];
     for (i, half) in [(12u32, 1u32), (13, 0)] {
         let (beat, lane) = (i / bus, i % bus);
-        let byte =
-            Expr::mux(id("s_axis_tkeep").bit_at(lane), id("s_axis_tdata").slice(8 * lane + 7, 8 * lane), Expr::zero(8));
+        let byte = lane_byte(id("s_axis_tkeep"), id("s_axis_tdata"), lane);
         et.push(Stmt::if_(
             id("hold_n_q").equals(dec(nw, beat as u64)),
             vec![Stmt::nb(id("hold_et_q").slice(8 * half + 7, 8 * half), byte)],
@@ -346,22 +327,21 @@ pub fn items(s: &Shape) -> Vec<Item> {
             Stmt::nb(id("hold_rd_q"), id("hold_ring").index(id("hold_ra_next").slice(aw - 1, 0))),
         ],
     ));
-    let zero = |name: &str, w: u32| (name.to_string(), w);
     let cleared = [
-        zero("hold_in_q", 2),
-        zero("hold_n_q", nw),
-        zero("hold_wp_q", aw + 1),
-        zero("hold_rp_q", aw + 1),
-        zero("hold_count_q", kw),
-        zero("hold_head_q", dw),
-        zero("hold_out_q", 1),
-        zero("hold_now_q", 1),
-        zero("hold_passed_q", 32),
-        zero("hold_released_q", 32),
-        zero("hold_full_q", 1),
+        ("hold_in_q", 2),
+        ("hold_n_q", nw),
+        ("hold_wp_q", aw + 1),
+        ("hold_rp_q", aw + 1),
+        ("hold_count_q", kw),
+        ("hold_head_q", dw),
+        ("hold_out_q", 1),
+        ("hold_now_q", 1),
+        ("hold_passed_q", 32),
+        ("hold_released_q", 32),
+        ("hold_full_q", 1),
     ];
-    let reset: Vec<Stmt> = cleared.iter().map(|(n, w)| Stmt::nb(id(n.as_str()), Expr::zero(*w))).collect();
+    let reset = cleared.iter().map(|&(n, w)| Stmt::nb(id(n), Expr::zero(w))).collect();
     items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
-    items.push(Item::Initial(cleared.iter().map(|(n, w)| Stmt::blocking(id(n.as_str()), Expr::zero(*w))).collect()));
+    items.push(Item::Initial(cleared.iter().map(|&(n, w)| Stmt::blocking(id(n), Expr::zero(w))).collect()));
     items
 }

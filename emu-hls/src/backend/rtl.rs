@@ -52,7 +52,7 @@ impl StateCodes {
     }
 }
 
-fn id(name: impl Into<String>) -> Expr {
+pub(super) fn id(name: impl Into<String>) -> Expr {
     Expr::id(name)
 }
 
@@ -62,8 +62,24 @@ fn lit(v: &BitVec) -> Expr {
     Expr::Lit(Literal::from_limbs(w, v.words().to_vec(), Radix::Hex))
 }
 
-fn dec(w: u32, v: u64) -> Expr {
+pub(super) fn dec(w: u32, v: u64) -> Expr {
     Expr::dec(w, v as u128)
+}
+
+/// Byte lane `lane` of a beat's `data`: 0 where its `keep` bit is low.
+pub(super) fn lane_byte(keep: Expr, data: Expr, lane: u32) -> Expr {
+    Expr::mux(keep.bit_at(lane), data.slice(8 * lane + 7, 8 * lane), Expr::zero(8))
+}
+
+/// The reg `out` (3 bits): the input port that the port bits `bit(0..8)` (`tuser[23:16]`)
+/// name, as the SUME numbers them: the lowest set bit `b` is port `b / 2` (NF port `k` is bit
+/// `2k`, DMA port `k` bit `2k + 1`); none set is port 0.
+pub(super) fn port_decoder(out: &str, bit: impl Fn(u32) -> Expr) -> Vec<Item> {
+    let mut enc = vec![Stmt::blocking(id(out), Expr::zero(3))];
+    for b in (0..8u32).rev() {
+        enc.push(Stmt::if_(bit(b), vec![Stmt::blocking(id(out), dec(3, (b / 2) as u64))]));
+    }
+    vec![Item::reg(out, 3), Item::always_comb(enc)]
 }
 
 /// The Verilog modules of `design`: the NF's module first, then its state elements'.
@@ -485,7 +501,7 @@ impl<'a> Gen<'a> {
 
     /// Input lane `lane`'s byte of the beat: 0 where its `tkeep` bit is low.
     fn beat_byte(&self, lane: u32) -> Expr {
-        Expr::mux(self.input("tkeep").bit_at(lane), self.input("tdata").slice(8 * lane + 7, 8 * lane), Expr::zero(8))
+        lane_byte(self.input("tkeep"), self.input("tdata"), lane)
     }
 
     /// The ingress's input signal `t<sig>`: the module's `s_axis_t<sig>`, or with the debug
@@ -934,16 +950,7 @@ impl<'a> Gen<'a> {
         items.push(Item::assign(id("rx_len_next"), Expr::concat(vec![Expr::zero(1), id("in_len_q")]).plus(count)));
         items.push(Item::wire("rx_over", 1));
         items.push(Item::assign(id("rx_over"), dec(17, self.d.config.max_frame as u64).less_than(id("rx_len_next"))));
-        // The lowest set bit of tuser[23:16], halved.
-        items.push(Item::reg("src_port", 3));
-        let mut enc = vec![Stmt::blocking(id("src_port"), Expr::zero(3))];
-        for b in (0..8u32).rev() {
-            enc.push(Stmt::if_(
-                self.input("tuser").bit_at(16 + b),
-                vec![Stmt::blocking(id("src_port"), dec(3, (b / 2) as u64))],
-            ));
-        }
-        items.push(Item::always_comb(enc));
+        items.extend(port_decoder("src_port", |b| self.input("tuser").bit_at(16 + b)));
         // The buffer, two slots: the ingress writes one while the core reads the other, a
         // word per cycle (egress, the sum unit).
         items.push(Item::reg("rd_addr", self.bw));
