@@ -4,7 +4,6 @@
 set -euo pipefail
 
 PACKAGES=(
-  libpcap-dev      # the `pcap` crate links libpcap
   tcpdump          # tests check that output pcaps read back with `tcpdump -r`
   tshark           # tests decode replies and check checksums with tshark
   iproute2         # live tests build veth pairs and network namespaces

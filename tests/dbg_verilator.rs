@@ -887,8 +887,6 @@ macro_rules! fixture {
             params: &[],
             build: |_| Ok(Box::new($m::$t::default())),
             hls_source: Some($m::HLS_SOURCE),
-            registers: emu::no_registers,
-            tables: emu::no_tables,
         }
     };
 }

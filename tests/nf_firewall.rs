@@ -153,14 +153,10 @@ fn emu_sim_agrees_and_rule_errors_name_the_file_line_and_column() {
     let rules = dir.path().join("fw.rules");
     std::fs::write(&rules, RULES).unwrap();
     let input = dir.path().join("in.pcap");
-    let mut cap = pcap::Capture::dead(pcap::Linktype(1)).unwrap().savefile(&input).unwrap();
+    let file = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+    let mut cap = emu_cpu::pcap::PcapWriter::new(file).unwrap();
     for (i, (f, _)) in traffic(3, 200).iter().enumerate() {
-        let h = pcap::PacketHeader {
-            ts: libc::timeval { tv_sec: i as _, tv_usec: 0 },
-            caplen: f.len() as u32,
-            len: f.len() as u32,
-        };
-        cap.write(&pcap::Packet::new(&h, f));
+        cap.write(i as u64 * 1_000_000_000, f).unwrap();
     }
     cap.flush().unwrap();
     drop(cap);

@@ -247,14 +247,11 @@ fn every_tier_agrees_as_mappings_come_and_go() {
 }
 
 fn write_pcap(path: &std::path::Path, frames: &[(Vec<u8>, u8, u64)]) {
-    let mut cap = pcap::Capture::dead(pcap::Linktype(1)).unwrap().savefile(path).unwrap();
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut cap = emu_cpu::pcap::PcapWriter::new(file).unwrap();
     for (f, _, t) in frames {
-        let h = pcap::PacketHeader {
-            ts: libc::timeval { tv_sec: (*t / S) as _, tv_usec: (*t % S / 1000) as _ },
-            caplen: f.len() as u32,
-            len: f.len() as u32,
-        };
-        cap.write(&pcap::Packet::new(&h, f));
+        // Microseconds, as the captures of a real NAT's traffic would be.
+        cap.write(*t / 1000 * 1000, f).unwrap();
     }
     cap.flush().unwrap();
 }

@@ -20,10 +20,11 @@ fn emu(args: &[&str]) -> String {
 
 /// The example's frames (their ports do not matter here: only MACs decide the lookups).
 fn frames() -> Vec<Vec<u8>> {
-    let mut cap = pcap::Capture::from_file(example()).unwrap();
+    let spec = emu_cpu::InputSpec { port: None, path: example().into() };
+    let mut cap = emu_cpu::CaptureReader::open(&spec).unwrap();
     let mut out = Vec::new();
-    while let Ok(p) = cap.next_packet() {
-        out.push(p.data.to_vec());
+    while let Some(f) = cap.next_frame().unwrap() {
+        out.push(f.data);
     }
     out
 }

@@ -22,22 +22,13 @@ fn text(b: &[u8]) -> String {
 /// One record: (timestamp ns, captured bytes, length on the wire).
 type Record = (u64, Vec<u8>, u32);
 
-fn write_pcap_linktype(path: &Path, linktype: i32, records: &[Record]) {
-    let dead = pcap::Capture::dead_with_precision(pcap::Linktype(linktype), pcap::Precision::Nano).unwrap();
-    let mut w = dead.savefile(path).unwrap();
+fn write_pcap_linktype(path: &Path, linktype: u32, records: &[Record]) {
+    let file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut w = emu_cpu::pcap::PcapWriter::with_linktype(file, linktype).unwrap();
     for (ts, data, len) in records {
-        let h = pcap::PacketHeader {
-            ts: libc_timeval(*ts),
-            caplen: data.len() as u32,
-            len: *len,
-        };
-        w.write(&pcap::Packet::new(&h, data));
+        w.write_cut(*ts, data, *len).unwrap();
     }
     w.flush().unwrap();
-}
-
-fn libc_timeval(ns: u64) -> libc::timeval {
-    libc::timeval { tv_sec: (ns / 1_000_000_000) as _, tv_usec: (ns % 1_000_000_000) as _ }
 }
 
 fn write_pcap(path: &Path, frames: &[(u64, Vec<u8>)]) {
@@ -46,10 +37,11 @@ fn write_pcap(path: &Path, frames: &[(u64, Vec<u8>)]) {
 }
 
 fn read_pcap(path: &Path) -> Vec<Vec<u8>> {
-    let mut cap = pcap::Capture::from_file(path).unwrap();
+    let spec = emu_cpu::InputSpec { port: None, path: path.to_path_buf() };
+    let mut cap = emu_cpu::CaptureReader::open(&spec).unwrap();
     let mut out = Vec::new();
-    while let Ok(p) = cap.next_packet() {
-        out.push(p.data.to_vec());
+    while let Some(f) = cap.next_frame().unwrap() {
+        out.push(f.data);
     }
     out
 }

@@ -18,6 +18,7 @@
 #[cfg(feature = "hw")]
 pub mod backend;
 pub mod front;
+pub mod initial;
 #[cfg(feature = "hw")]
 pub mod hw;
 pub mod interp;

@@ -18,8 +18,7 @@ fn design(desc: &NfDescriptor, width: usize) -> Design {
     let func = emu_hls::compile(desc.hls_source.expect("an #[emu::nf] module"), desc.window).unwrap();
     let mut config = HwConfig::new(width);
     config.ports = desc.ports;
-    let nf_config = Config::new();
-    config.registers = (desc.registers)(&nf_config).unwrap().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    config.state = desc.initial_state(&Config::new()).unwrap();
     Design::new(func, config).unwrap()
 }
 
@@ -81,14 +80,7 @@ impl NetworkFunction for Interp {
 
 fn interp_nf(d: &Design) -> Interp {
     let mut state = emu_hls::interp::State::new(&d.func);
-    for (name, v) in &d.config.registers {
-        let id = d.func.state_by_name(name).unwrap();
-        let width = match &d.func.states[id].kind {
-            emu_hls::ir::StateKind::Register { ty } => ty.width(),
-            k => panic!("{name} is {k}"),
-        };
-        state.set_register(name, emu_hls::ir::BitVec::new(width, *v)).unwrap();
-    }
+    d.initial.load_into(&d.func, &mut state).unwrap();
     Interp { func: d.func.clone(), state }
 }
 

@@ -1,15 +1,17 @@
-//! Tables loaded at start (`NfDescriptor::tables`) on the IR and hardware tiers: a `Cam`'s
-//! entries (`TableEntry::Cam`) are in the IR interpreter's state and in the hardware's
-//! registers from power-up, so frames that look them up hit on both, and both go on to fill
-//! and evict alike; a bad load is refused with a message.
+//! Tables filled by the constructor (`NfDescriptor::initial_state`) on the IR and hardware
+//! tiers: a `Cam`'s entries, as the CPU's `Cam` holds them after the inserts, are in the IR
+//! interpreter's state and in the hardware's registers from power-up, so frames that look them
+//! up hit on both, and both go on to fill and evict alike; what cannot be loaded is refused
+//! with a message.
 
 mod common;
 
 use common::Rng;
-use emu_core::{check_frame, Meta, NetworkFunction, Packet, TableEntry, Verdict};
+use emu_core::{check_frame, Cam, Counter, ElementImage, HashTable, Meta, NetworkFunction, Packet, Verdict};
 use emu_hls::backend::model::{Driver, Outcome, Pacing};
 use emu_hls::backend::top::Sume64;
 use emu_hls::backend::{rtl, Design, HwConfig};
+use emu_hls::initial::Initial;
 use emu_hls::ir::BitVec;
 
 const NF: &str = include_str!("nf/static_table.rs");
@@ -21,15 +23,18 @@ fn key(i: u64) -> u32 {
 
 const LOADED: u64 = 4;
 
-fn entries() -> Vec<TableEntry> {
-    (0..LOADED)
-        .map(|i| TableEntry::Cam {
-            table: "table",
-            slot: i as usize,
-            key: key(i).to_be_bytes().to_vec(),
-            value: (0x100 * i as u16 + 0x42).to_be_bytes().to_vec(),
-        })
-        .collect()
+/// The CPU's `table` after the constructor's inserts.
+fn cpu_table() -> Cam<u32, u16, 6> {
+    let mut cam = Cam::new();
+    for i in 0..LOADED {
+        cam.insert(key(i), 0x100 * i as u16 + 0x42);
+    }
+    cam
+}
+
+/// What the descriptor hands over: every element's image.
+fn entries() -> Vec<ElementImage> {
+    vec![ElementImage::of("table", &cpu_table()), ElementImage::of("misses", &Counter::<64>::new())]
 }
 
 /// The IR interpreter as an NF, loaded as the `ir` tier loads it.
@@ -69,13 +74,10 @@ fn frame(op: u8, k: u32, v: u16) -> Vec<u8> {
 fn a_loaded_cam_is_the_same_on_the_ir_and_the_hardware() {
     let func = emu_hls::compile(NF, 64).unwrap();
     let mut config = HwConfig::new(64);
-    config.tables = entries();
+    config.state = entries();
     let d = Design::new(func.clone(), config).unwrap();
     let mut state = emu_hls::interp::State::new(&func);
-    for e in entries() {
-        let TableEntry::Cam { table, slot, key, value } = e else { unreachable!() };
-        state.load_cam(table, slot, BitVec::from_be_bytes(&key), BitVec::from_be_bytes(&value)).unwrap();
-    }
+    Initial::from_images(&func, &entries()).unwrap().load_into(&func, &mut state).unwrap();
     let mut ir = Interp { func, state };
     let mut rng = Rng(0x5eed_ca11);
     let mut input: Vec<(Vec<u8>, u8)> = (0..8).map(|i| (frame(0, key(i), 0), 1)).collect();
@@ -104,28 +106,49 @@ fn a_loaded_cam_is_the_same_on_the_ir_and_the_hardware() {
 }
 
 #[test]
-fn bad_loads_are_refused() {
+fn what_cannot_be_loaded_is_refused() {
     let func = emu_hls::compile(NF, 64).unwrap();
-    let design = |tables: Vec<TableEntry>| {
+    let design = |state: Vec<ElementImage>| {
         let mut c = HwConfig::new(64);
-        c.tables = tables;
+        c.state = state;
         Design::new(func.clone(), c).err().unwrap()
     };
-    let mut skipped = entries();
-    skipped.remove(1);
+    let mut removed = cpu_table();
+    removed.remove(key(1));
     assert_eq!(
-        design(skipped),
-        "`table` is loaded in slot order from 0 and has 6 slots; entry for slot 2 comes after 1 entries"
+        design(vec![ElementImage::of("table", &removed)]),
+        "`table`: slot 2 is filled after an empty slot (a key the constructor removed); the hardware loads a CAM \
+         in slot order from 0, as inserts into an empty one fill it"
     );
-    let mut twice = entries();
-    if let TableEntry::Cam { key: k, .. } = &mut twice[1] {
-        *k = key(0).to_be_bytes().to_vec();
+    let mut evicted = cpu_table();
+    for i in LOADED..7 {
+        evicted.insert(key(i), 1);
     }
-    assert_eq!(design(twice), "`table`: a key is loaded twice");
-    let wrong = TableEntry::Cam { table: "misses", slot: 0, key: vec![0], value: vec![0] };
-    assert_eq!(design(vec![wrong]), "`misses` is a counter, not a cam");
-    let none = TableEntry::Cam { table: "nothing", slot: 0, key: vec![0], value: vec![0] };
-    assert_eq!(design(vec![none]), "the NF has no table `nothing`");
+    assert!(design(vec![ElementImage::of("table", &evicted)]).contains("its victim pointer has moved"));
+    let mut twice = ElementImage::of("table", &cpu_table());
+    twice.entries[1] = twice.entries[0].clone();
+    assert_eq!(design(vec![twice]), "`table`: a key is in two slots");
+    let mut counted = Counter::<64>::new();
+    counted.add(5);
+    assert_eq!(
+        design(vec![ElementImage::of("misses", &counted)]),
+        "`misses` is a counter the NF's constructor leaves at 5; counters start at 0 in hardware: use a Register \
+         for a starting value"
+    );
+    let wrong = ElementImage::of("misses", &cpu_table());
+    assert_eq!(design(vec![wrong]), "`misses` is a counter in the hardware but a Cam on the CPU");
+    let none = ElementImage::of("nothing", &cpu_table());
+    assert_eq!(design(vec![none]), "the CPU's state has `nothing`, which the hardware's does not");
+    let flows = emu_hls::compile(include_str!("nf/flow_table.rs"), 64).unwrap();
+    let mut filled: HashTable<u32, u16, 8, 2> = HashTable::new();
+    filled.insert(7, 1);
+    let mut c = HwConfig::new(64);
+    c.state = vec![ElementImage::of("flows", &filled)];
+    assert_eq!(
+        Design::new(flows, c).err().unwrap(),
+        "`flows` (a hash_table) is not empty when the NF's constructor returns, but the hardware's tables in sets \
+         start empty after every reset; fill it from packets, or hold the entries in a Cam or Tcam, or an Array"
+    );
     let mut state = emu_hls::interp::State::new(&func);
     let e = state.load_cam("table", 1, BitVec::new(32, 1), BitVec::new(16, 1)).unwrap_err();
     assert_eq!(e, "`table` is loaded in slot order from 0 and has 6 slots; entry for slot 1 comes after 0 entries");

@@ -3,8 +3,8 @@
 //! streams (nf0–nf3 and dma0) through an input arbiter, the output port lookup, and output
 //! queues that split the stream by its destination bits into five output streams.
 //!
-//! This is a model of the interfaces, written from the SUME interface conventions (DESIGN §4),
-//! not a copy of the reference cores:
+//! This is a model of the interfaces, written from the SUME interface conventions
+//! (docs/architecture.md §4.4), not a copy of the reference cores:
 //!
 //! - [`arbiter`] (`emu_sume_input_arbiter`): round robin between whole frames of the five
 //!   inputs, as the reference `input_arbiter` does, and it sets `tuser[23:16]`, the one-hot

@@ -2,9 +2,10 @@
 //! IR interpreter. Wrapped as a [`NetworkFunction`], so the CPU target's runner, devices,
 //! ingress checks and verdict resolution — the same code as the `cpu` tier — drive it.
 
-use emu_core::{Action, Config, DropReason, Meta, NetworkFunction, NfDescriptor, Packet, TableEntry};
+use emu_core::{Action, Config, DropReason, Meta, NetworkFunction, NfDescriptor, Packet};
+use emu_hls::initial::Initial;
 use emu_hls::interp::{self, State};
-use emu_hls::ir::{BitVec, Function, StateKind};
+use emu_hls::ir::Function;
 
 /// An NF as its lowered, optimized IR plus the interpreter's state.
 pub struct IrNf {
@@ -19,41 +20,17 @@ pub struct IrNf {
 pub use emu_hls::compile;
 
 impl IrNf {
-    /// The IR tier of `desc` under `config`: compiled, with its configuration registers and
-    /// its tables' initial entries loaded.
+    /// The IR tier of `desc` under `config`: compiled, its state as the NF's constructor
+    /// leaves it on the CPU.
     pub fn build(desc: &NfDescriptor, config: &Config) -> Result<IrNf, String> {
         let source = desc.hls_source.ok_or_else(|| {
             format!("{} has no HLS source (it is not an #[emu::nf] module), so it has no ir tier", desc.name)
         })?;
         let func = compile(source, desc.window)?;
         let mut state = State::new(&func);
-        for (name, value) in (desc.registers)(config).map_err(|e| e.to_string())? {
-            let width = func
-                .states
-                .iter()
-                .find_map(|(_, d)| match &d.kind {
-                    StateKind::Register { ty } if d.name == name => Some(ty.width()),
-                    _ => None,
-                })
-                .ok_or_else(|| format!("{}: the IR has no register `{name}`", desc.name))?;
-            state.set_register(name, BitVec::new(width, value))?;
-        }
-        for entry in (desc.tables)(config).map_err(|e| e.to_string())? {
-            match entry {
-                TableEntry::Tcam { table, slot, value, mask, result } => state
-                    .set_tcam(
-                        table,
-                        slot,
-                        BitVec::from_be_bytes(&value),
-                        BitVec::from_be_bytes(&mask),
-                        BitVec::from_be_bytes(&result),
-                    )
-                    .map_err(|e| format!("{}: {e}", desc.name))?,
-                TableEntry::Cam { table, slot, key, value } => state
-                    .load_cam(table, slot, BitVec::from_be_bytes(&key), BitVec::from_be_bytes(&value))
-                    .map_err(|e| format!("{}: {e}", desc.name))?,
-            }
-        }
+        let images = desc.initial_state(config).map_err(|e| e.to_string())?;
+        let initial = Initial::from_images(&func, &images).map_err(|e| format!("{}: {e}", desc.name))?;
+        initial.load_into(&func, &mut state).map_err(|e| format!("{}: {e}", desc.name))?;
         Ok(IrNf { func, state, errors: 0, first_error: None })
     }
 

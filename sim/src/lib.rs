@@ -1,5 +1,5 @@
 //! Emu's cross-target simulator: runs one NF through several tiers on the same traffic and
-//! diffs their outputs (DESIGN §6).
+//! diffs their outputs (docs/architecture.md §6).
 //!
 //! Tiers: `cpu` (the CPU target itself, `emu-cpu`), `ir` (the NF's source through the HLS
 //! front end and lowering, run by the IR interpreter: [`ir_tier`]), `cycle` (the generated

@@ -15,7 +15,7 @@ fn design(desc: &NfDescriptor, width: usize) -> Design {
     let func = emu_hls::compile(desc.hls_source.expect("an #[emu::nf] module"), desc.window).unwrap();
     let mut config = HwConfig::new(width);
     config.ports = desc.ports;
-    config.registers = (desc.registers)(&Config::new()).unwrap().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    config.state = desc.initial_state(&Config::new()).unwrap();
     Design::new(func, config).unwrap()
 }
 

@@ -22,10 +22,9 @@ pub(crate) struct Source {
     pub text: String,
     pub ports: usize,
     pub window: usize,
-    /// Configuration registers' reset values.
-    pub registers: Vec<(String, u64)>,
-    /// Tables' entries at start (a firewall's rules).
-    pub tables: Vec<emu::TableEntry>,
+    /// The state as the NF's constructor leaves it (registers' reset values, a firewall's
+    /// rules); empty for a file's NF, whose state starts at zero.
+    pub state: Vec<emu::ElementImage>,
 }
 
 /// Runs `emu hls`. `config_of` gives a registered NF's options from the command line
@@ -100,8 +99,7 @@ pub(crate) fn design(
         bus_bytes: width / 8,
         ports: source.ports,
         max_frame,
-        registers: source.registers.clone(),
-        tables: source.tables.clone(),
+        state: source.state.clone(),
         debug,
         debug_port,
     };
@@ -205,7 +203,7 @@ pub(crate) fn resolve(
     Err(format!("{e}; or give the path of a .rs file that holds an #[emu::nf] module"))
 }
 
-/// A registered NF: its `HLS_SOURCE`, ports, window, and registers under `config`.
+/// A registered NF: its `HLS_SOURCE`, ports, window, and its state under `config`.
 pub(crate) fn from_descriptor(desc: &NfDescriptor, config: &Config) -> Result<Source, String> {
     let text = desc.hls_source.ok_or_else(|| {
         format!(
@@ -215,14 +213,13 @@ pub(crate) fn from_descriptor(desc: &NfDescriptor, config: &Config) -> Result<So
             desc.name, desc.ports, desc.window
         )
     })?;
-    let registers = (desc.registers)(config).map_err(|e| format!("{}: {e}", desc.name))?;
+    let state = desc.initial_state(config).map_err(|e| format!("{}: {e}", desc.name))?;
     Ok(Source {
         label: desc.name.to_string(),
         text: text.to_string(),
         ports: desc.ports,
         window: desc.window,
-        registers: registers.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
-        tables: (desc.tables)(config).map_err(|e| format!("{}: {e}", desc.name))?,
+        state,
     })
 }
 
@@ -324,8 +321,7 @@ pub(crate) fn from_file(path: &Path, module: Option<&str>) -> Result<Source, Str
         text: module.to_token_stream().to_string(),
         ports,
         window,
-        registers: Vec::new(),
-        tables: Vec::new(),
+        state: Vec::new(),
     })
 }
 

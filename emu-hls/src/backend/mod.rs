@@ -37,8 +37,8 @@
 //! Every drop shows for one cycle on `stat_drop_valid` with its code on `stat_drop_reason`
 //! (`DropReason as u8`): the tiers compare drops as well as frames.
 //!
-//! Next: a third stage, so the core processes a frame while the one before is sent (DESIGN
-//! §4's ingress → core → egress FIFOs).
+//! Next: a third stage, so the core processes a frame while the one before is sent
+//! (docs/architecture.md §4.3: ingress → core → egress, decoupled by FIFOs).
 
 pub mod debug;
 pub mod hold;
@@ -48,7 +48,8 @@ pub mod rtl;
 pub mod symbols;
 pub mod top;
 
-use crate::ir::{BitVec, Function, StateKind};
+use crate::initial::Initial;
+use crate::ir::Function;
 use crate::sched::{self, Schedule};
 
 /// The header window must hold the bytes the ingress checks read: two VLAN tags and an IPv4
@@ -65,12 +66,11 @@ pub struct HwConfig {
     /// The largest frame accepted (the packet buffer's size); longer ones are dropped as
     /// oversize, as by `check_frame` on every target.
     pub max_frame: usize,
-    /// Values of the configuration registers (`NfDescriptor::registers`): their initial and
-    /// reset values in the hardware.
-    pub registers: Vec<(String, u64)>,
-    /// The tables' entries before the first packet (`NfDescriptor::tables`): their contents
-    /// at start and after every reset.
-    pub tables: Vec<emu_core::TableEntry>,
+    /// The state elements as the NF's constructor leaves them
+    /// (`NfDescriptor::initial_state`): registers' reset values, arrays' initial words, the
+    /// CAMs' and TCAMs' entries at start and after every reset ([`crate::initial`]). Empty:
+    /// everything starts at zero.
+    pub state: Vec<emu_core::ElementImage>,
     /// Build the debug unit ([`debug`]) into the NF module, with its register port. Only the
     /// Verilog has it; the cycle model is the build without it (which it matches, idle).
     pub debug: bool,
@@ -80,14 +80,13 @@ pub struct HwConfig {
 }
 
 impl HwConfig {
-    /// A bus of `width_bits` (64 or 256), 4 ports, 1518-byte frames, no registers.
+    /// A bus of `width_bits` (64 or 256), 4 ports, 1518-byte frames, state all zero.
     pub fn new(width_bits: usize) -> HwConfig {
         HwConfig {
             bus_bytes: width_bits / 8,
             ports: 4,
             max_frame: 1518,
-            registers: vec![],
-            tables: vec![],
+            state: vec![],
             debug: false,
             debug_port: None,
         }
@@ -103,41 +102,8 @@ pub struct Design {
     pub sched: Schedule,
     /// The build's parameters.
     pub config: HwConfig,
-    /// Each state element's initial value, by element (registers only; others start empty).
-    pub init: Vec<Option<BitVec>>,
-    /// The TCAM rules loaded at start and at every reset, at the elements' widths.
-    pub rules: Vec<TcamRule>,
-    /// The CAM entries loaded at start and at every reset, at the elements' widths.
-    pub cam_entries: Vec<CamEntry>,
-}
-
-/// An entry a CAM holds from the start (from [`HwConfig::tables`]): entries of one CAM fill
-/// its slots 0, 1, 2, … in order, the victim pointer at 0, as `insert`s into an empty `Cam`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CamEntry {
-    /// The `Cam` element.
-    pub table: crate::ir::StateId,
-    /// Its slot.
-    pub slot: usize,
-    /// The key, at the key's width.
-    pub key: BitVec,
-    /// The value, at the value's width.
-    pub value: BitVec,
-}
-
-/// A rule a TCAM holds from the start (from [`HwConfig::tables`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TcamRule {
-    /// The `Tcam` element.
-    pub table: crate::ir::StateId,
-    /// Its slot (lower is first).
-    pub slot: usize,
-    /// The value compared under the mask, at the key's width.
-    pub value: BitVec,
-    /// The key bits that must equal the value's.
-    pub mask: BitVec,
-    /// What a lookup hitting the rule gives, at the result's width.
-    pub result: BitVec,
+    /// The state elements' contents at start.
+    pub initial: Initial,
 }
 
 impl Design {
@@ -162,66 +128,14 @@ impl Design {
         if !(60..=9018).contains(&config.max_frame) {
             return Err(format!("the largest frame must be 60 to 9018 bytes, not {}", config.max_frame));
         }
-        let mut init = vec![None; func.states.len()];
-        for (name, value) in &config.registers {
-            let (id, decl) = func
-                .states
-                .iter()
-                .find(|(_, d)| &d.name == name)
-                .ok_or_else(|| format!("the NF has no configuration register `{name}`"))?;
-            let StateKind::Register { ty } = decl.kind else {
-                return Err(format!("`{name}` is {}, not a register", decl.kind.with_article()));
-            };
-            init[id.as_u32() as usize] = Some(BitVec::new(ty.width(), *value));
-        }
-        let mut rules = vec![];
-        let mut cam_entries: Vec<CamEntry> = vec![];
-        for entry in &config.tables {
-            let (table, slot, value, mask, result) = match entry {
-                emu_core::TableEntry::Tcam { table, slot, value, mask, result } => (table, slot, value, mask, result),
-                emu_core::TableEntry::Cam { table, slot, key, value } => {
-                    let id = func.state_by_name(table).ok_or_else(|| format!("the NF has no table `{table}`"))?;
-                    let StateKind::Cam { key: kt, value: vt, size } = func.states[id].kind else {
-                        return Err(format!("`{table}` is {}, not a cam", func.states[id].kind.with_article()));
-                    };
-                    let filled = cam_entries.iter().filter(|e| e.table == id).count();
-                    if *slot != filled || *slot >= size as usize {
-                        return Err(format!(
-                            "`{table}` is loaded in slot order from 0 and has {size} slots; entry for slot {slot} \
-                             comes after {filled} entries"
-                        ));
-                    }
-                    let key = BitVec::from_be_bytes(key).resize(kt.width());
-                    if cam_entries.iter().any(|e| e.table == id && e.key == key) {
-                        return Err(format!("`{table}`: a key is loaded twice"));
-                    }
-                    let value = BitVec::from_be_bytes(value).resize(vt.width());
-                    cam_entries.push(CamEntry { table: id, slot: *slot, key, value });
-                    continue;
-                }
-            };
-            let id = func.state_by_name(table).ok_or_else(|| format!("the NF has no table `{table}`"))?;
-            let StateKind::Tcam { key, value: ty, size } = func.states[id].kind else {
-                return Err(format!("`{table}` is {}, not a tcam", func.states[id].kind.with_article()));
-            };
-            if *slot >= size as usize {
-                return Err(format!("`{table}` has {size} slots; there is no slot {slot}"));
-            }
-            rules.push(TcamRule {
-                table: id,
-                slot: *slot,
-                value: BitVec::from_be_bytes(value).resize(key.width()),
-                mask: BitVec::from_be_bytes(mask).resize(key.width()),
-                result: BitVec::from_be_bytes(result).resize(ty.width()),
-            });
-        }
+        let initial = Initial::from_images(&func, &config.state)?;
         let sched = sched::schedule(&func);
-        Ok(Design { func, sched, config, init, rules, cam_entries })
+        Ok(Design { func, sched, config, initial })
     }
 
     /// The design of a registered NF (its `HLS_SOURCE`) under `config`, for a bus of
     /// `width_bits` and frames up to `max_frame` bytes: compiled, scheduled, configuration
-    /// registers loaded.
+    /// state loaded as the NF's constructor leaves it.
     pub fn from_descriptor(
         desc: &emu_core::NfDescriptor,
         config: &emu_core::Config,
@@ -235,9 +149,7 @@ impl Design {
         let mut hw = HwConfig::new(width_bits);
         hw.ports = desc.ports;
         hw.max_frame = max_frame;
-        hw.registers =
-            (desc.registers)(config).map_err(|e| e.to_string())?.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
-        hw.tables = (desc.tables)(config).map_err(|e| e.to_string())?;
+        hw.state = desc.initial_state(config).map_err(|e| e.to_string())?;
         Design::new(func, hw)
     }
 

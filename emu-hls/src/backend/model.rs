@@ -123,23 +123,10 @@ fn sweep_cycles(design: &Design) -> u64 {
 }
 
 impl CycleModel {
-    /// The hardware of `design` just after reset, configuration registers loaded.
+    /// The hardware of `design` just after reset, its state as the NF's constructor leaves it.
     pub fn new(design: &Design) -> CycleModel {
         let mut state = State::new(&design.func);
-        for (id, init) in design.init.iter().enumerate() {
-            if let Some(v) = init {
-                let name = &design.func.states.iter().nth(id).expect("a state element").1.name;
-                state.set_register(name, *v).expect("a configuration register");
-            }
-        }
-        for r in &design.rules {
-            let name = &design.func.states[r.table].name;
-            state.set_tcam(name, r.slot, r.value, r.mask, r.result).expect("a rule Design::new checked");
-        }
-        for e in &design.cam_entries {
-            let name = &design.func.states[e.table].name;
-            state.load_cam(name, e.slot, e.key, e.value).expect("an entry Design::new checked");
-        }
+        design.initial.load_into(&design.func, &mut state).expect("contents Design::new checked");
         CycleModel {
             design: design.clone(),
             state,

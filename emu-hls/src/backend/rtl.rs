@@ -2008,7 +2008,7 @@ impl<'a> Gen<'a> {
         match &self.d.func.states[s].kind {
             StateKind::Counter { bits } => hw::counter_module(&name, *bits as u32),
             StateKind::Register { ty } => {
-                let init = self.d.init[s.as_u32() as usize].unwrap_or(BitVec::zero(ty.width()));
+                let init = self.d.initial.registers[s.as_u32() as usize].unwrap_or(BitVec::zero(ty.width()));
                 hw::register_module(
                     &name,
                     ty.width() as u32,
@@ -2016,13 +2016,15 @@ impl<'a> Gen<'a> {
                 )
             }
             StateKind::Cam { key, value, size } => {
-                let entries: Vec<hw::LoadedEntry> = (self.d.cam_entries.iter().filter(|e| e.table == s))
+                let entries: Vec<hw::LoadedEntry> = (self.d.initial.cam_entries.iter().filter(|e| e.table == s))
                     .map(|e| (lit(&e.key), lit(&e.value)))
                     .collect();
                 hw::cam_module_loaded(&name, key.width() as u32, value.width() as u32, *size as u64, &entries)
             }
             StateKind::Array { ty, size } => {
-                hw::array_module_indexed(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size))
+                let words: Vec<hw::LoadedWord> =
+                    self.d.initial.words_of(s).map(|w| (w.index as u64, lit(&w.value))).collect();
+                hw::array_module_loaded(&name, ty.width() as u32, *size as u64, self.array_index_bits(*size), &words)
             }
             StateKind::Lru { key, value, size, ways } if ways == size => {
                 hw::lru_module(&name, key.width() as u32, value.width() as u32, *size as u64)
@@ -2034,7 +2036,7 @@ impl<'a> Gen<'a> {
                 hw::hash_table_module(&name, key.width() as u32, value.width() as u32, *size as u64, *ways as u64)
             }
             StateKind::Tcam { key, value, size } => {
-                let rules: Vec<hw::LoadedRule> = (self.d.rules.iter().filter(|r| r.table == s))
+                let rules: Vec<hw::LoadedRule> = (self.d.initial.rules.iter().filter(|r| r.table == s))
                     .map(|r| (r.slot as u64, lit(&r.value), lit(&r.mask), lit(&r.result)))
                     .collect();
                 hw::tcam_module_loaded(&name, key.width() as u32, value.width() as u32, *size as u64, &rules)

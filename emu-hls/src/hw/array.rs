@@ -16,7 +16,8 @@ use rust_hdl::prelude::*;
 /// compared with `N`. `N` must be at least 1.
 ///
 /// The initial contents come from an `initial` block (block RAM is initialized by the
-/// bitstream); `reset` does **not** clear them — block RAM has no reset — it only clears the
+/// bitstream: zeros, or the words an NF's constructor put there, [`array_module_loaded`]);
+/// `reset` does **not** clear them — block RAM has no reset — it only clears the
 /// response registers.
 ///
 /// Latency 1, one request per cycle.
@@ -128,7 +129,7 @@ impl<const W: usize, const N: usize, const A: usize> StateBlock for Array<W, N, 
     }
 
     fn verilog_body(&self) -> Vec<Item> {
-        body(W as u32, N as u64, A as u32)
+        body(W as u32, N as u64, A as u32, &[])
     }
 }
 
@@ -144,6 +145,15 @@ pub fn array_module(name: &str, width: u32, size: u64) -> Module {
 /// [`array_module`] with a `req_index` of `index_bits` (at least the exact width): the whole
 /// index is compared with `size`, so a wider index never wraps into range.
 pub fn array_module_indexed(name: &str, width: u32, size: u64, index_bits: u32) -> Module {
+    array_module_loaded(name, width, size, index_bits, &[])
+}
+
+/// A word an array holds from the start: (index, value at the array's width).
+pub type LoadedWord = (u64, Expr);
+
+/// [`array_module_indexed`] whose block RAM starts with `words` (the others 0): the
+/// bitstream's initial contents, which a reset does not change (block RAM has none).
+pub fn array_module_loaded(name: &str, width: u32, size: u64, index_bits: u32, words: &[LoadedWord]) -> Module {
     assert!(size >= 1, "array_module: a hardware Array needs size >= 1");
     assert!(index_bits >= index_width(size), "array_module: {index_bits} index bits cannot number {size} words");
     let a = index_bits;
@@ -160,13 +170,13 @@ pub fn array_module_indexed(name: &str, width: u32, size: u64, index_bits: u32) 
             Port::output_wire("resp_ok", 1),
             Port::output_wire("resp_data", width),
         ],
-        items: body(width, size, a),
+        items: body(width, size, a, words),
     }
 }
 
 /// The body of an array of `n` words of `w` bits indexed by `a` bits, shared by the block and
 /// [`array_module`] so that the two cannot drift apart.
-fn body(w: u32, n: u64, a: u32) -> Vec<Item> {
+fn body(w: u32, n: u64, a: u32, words: &[LoadedWord]) -> Vec<Item> {
     let id = Expr::id;
     let aw = address_width(n);
     // The RAM address: the index's low bits (zero-extended when the index is narrower).
@@ -188,18 +198,23 @@ fn body(w: u32, n: u64, a: u32) -> Vec<Item> {
         items.push(Item::assign(id("address"), super::address("req_index", a, n)));
     }
     items.push(Item::integer("i"));
-    items.push(Item::Initial(vec![
-        Stmt::For {
-            var: "i".into(),
-            from: 0,
-            to: n,
-            body: vec![Stmt::blocking(id("words").index(id("i")), Expr::zero(w))],
-        },
+    let mut init = vec![Stmt::For {
+        var: "i".into(),
+        from: 0,
+        to: n,
+        body: vec![Stmt::blocking(id("words").index(id("i")), Expr::zero(w))],
+    }];
+    for (i, v) in words {
+        assert!(*i < n, "array_module: word {i} of {n}");
+        init.push(Stmt::blocking(id("words").index(Expr::int(*i)), v.clone()));
+    }
+    init.extend([
         Stmt::blocking(id("read_q"), Expr::zero(w)),
         Stmt::blocking(id("resp_valid_q"), Expr::bit(false)),
         Stmt::blocking(id("resp_ok_q"), Expr::bit(false)),
         Stmt::blocking(id("resp_read_q"), Expr::bit(false)),
-    ]));
+    ]);
+    items.push(Item::Initial(init));
 
     items.push(Item::Blank);
     items.push(Item::comment("The RAM port: a write, or a registered read."));

@@ -78,7 +78,7 @@ mod register;
 mod tcam;
 pub mod tools;
 
-pub use array::{array_module, array_module_indexed, Array};
+pub use array::{array_module, array_module_indexed, array_module_loaded, Array, LoadedWord};
 pub use cam::{cam_module, cam_module_loaded, Cam, LoadedEntry};
 pub use counter::{counter_module, Counter};
 pub use hash_table::{

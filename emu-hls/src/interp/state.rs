@@ -778,8 +778,8 @@ impl State {
     }
 
     /// Writes the rule (`value`, `mask`) → `result` into slot `slot` of TCAM `name`, each
-    /// resized to the declared widths: how configuration (`NfDescriptor::tables`) and the
-    /// debug channel load a table before traffic.
+    /// resized to the declared widths: how the constructor's rules ([`crate::initial`]) and
+    /// the debug channel load a table before traffic.
     pub fn set_tcam(
         &mut self,
         name: &str,
@@ -802,8 +802,8 @@ impl State {
     }
 
     /// Puts (`key`, `value`), resized to the declared widths, into slot `slot` of CAM `name`
-    /// as an `insert` into its next empty slot does: how configuration
-    /// (`NfDescriptor::tables`) loads a table before traffic. Entries fill slots 0, 1, 2, …
+    /// as an `insert` into its next empty slot does: how the constructor's entries
+    /// ([`crate::initial`]) are loaded before traffic. Entries fill slots 0, 1, 2, …
     /// in order (so the victim pointer stays at 0, as after those inserts on the CPU); a slot
     /// out of that order, or a key already there, is an error.
     pub fn load_cam(&mut self, name: &str, slot: usize, key: BitVec, value: BitVec) -> Result<(), String> {
@@ -826,6 +826,22 @@ impl State {
                 Ok(())
             }
             (k, _) => Err(format!("`{name}` is {}, not a cam", k.with_article())),
+        }
+    }
+
+    /// Sets word `i` of array `name` to `v` (resized to the element's width): how the
+    /// contents an NF's constructor leaves ([`crate::initial`]) are loaded.
+    pub fn load_array(&mut self, name: &str, i: usize, v: BitVec) -> Result<(), String> {
+        let (_, kind, e) =
+            self.elems.iter_mut().find(|(n, ..)| n == name).ok_or_else(|| format!("no state element `{name}`"))?;
+        match (kind, e) {
+            (StateKind::Array { ty, size }, Element::Array(a)) => {
+                if !a.set(i, v.resize(ty.width())) {
+                    return Err(format!("`{name}` has {size} words; there is no word {i}"));
+                }
+                Ok(())
+            }
+            (k, _) => Err(format!("`{name}` is {}, not an array", k.with_article())),
         }
     }
 

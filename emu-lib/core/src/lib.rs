@@ -29,9 +29,7 @@ pub use action::{Action, DropReason, Port, PortMask, Ports, Verdict, MAX_PORTS};
 pub use addr::{Ipv4Addr, Mac};
 pub use arbitrary_int::*;
 pub use bits::{Bits, Bytes, Scalar};
-pub use nf::{
-    cam_entries, no_registers, no_tables, tcam_entries, Config, ConfigError, NetworkFunction, NfDescriptor, Param, TableEntry,
-};
+pub use nf::{state_image, Config, ConfigError, ElementImage, NetworkFunction, NfDescriptor, Param};
 pub use packet::{check_frame, Meta, Packet, Timestamp, DEFAULT_MAX_FRAME};
 pub use state::{Array, Cam, Counter, HashTable, Lru, Queue, Register, Tcam};
 

@@ -2,9 +2,8 @@
 //! NF by name.
 
 use crate::action::Action;
-use crate::bits::Bits;
 use crate::packet::{Meta, Packet};
-use crate::state::{Cam, Tcam};
+use crate::state::{Element, ElementKind};
 use core::fmt;
 use std::collections::BTreeMap;
 
@@ -131,97 +130,54 @@ pub struct NfDescriptor {
     /// The NF's source as the HLS compiler reads it (`HLS_SOURCE` of `#[emu::nf]`); `None` for
     /// an NF that only runs on the CPU.
     pub hls_source: Option<&'static str>,
-    /// The values of the NF's plain-value state fields (its configuration registers, such as
-    /// an address to answer for) under a configuration, by field name: what the IR and
-    /// hardware tiers load before the first packet.
-    pub registers: fn(&Config) -> Result<Vec<(&'static str, u64)>, ConfigError>,
-    /// The entries the NF's tables hold before the first packet under a configuration (the
-    /// rules of a firewall, a list of open ports): what the IR and hardware tiers load, as
-    /// the CPU constructor loads them into its own elements. [`tcam_entries`] and
-    /// [`cam_entries`] turn a built `Tcam` or `Cam` into this form, so the constructor stays
-    /// the one place that fills a table.
-    pub tables: fn(&Config) -> Result<Vec<TableEntry>, ConfigError>,
 }
 
-/// One entry of a table state element before the first packet, by the element's field name.
-/// Values are big-endian bytes of the element's key and value types ([`Bits::write_be`]).
+impl NfDescriptor {
+    /// The NF's state as its constructor leaves it under `config`: every element the
+    /// debugger sees ([`NetworkFunction::elements`]), with every entry. This is what the IR
+    /// and hardware tiers load before the first packet, so whatever `build` puts into an
+    /// `Array`, a `Register`, a plain field or a table reaches them without a list of its own.
+    pub fn initial_state(&self, config: &Config) -> Result<Vec<ElementImage>, ConfigError> {
+        let mut nf = (self.build)(config)?;
+        Ok(state_image(nf.as_mut()))
+    }
+}
+
+/// One state element's contents, read through [`Element`]: its entries as
+/// [`Element::read`] gives them (big-endian bytes, a table slot as `valid`, key, value).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TableEntry {
-    /// A rule in `Tcam` slot `slot`: as [`Tcam::set`](crate::Tcam::set)`(slot, value, mask, result)`.
-    Tcam {
-        /// The `Tcam` field of the state struct.
-        table: &'static str,
-        /// The slot (its priority: lower first).
-        slot: usize,
-        /// The value compared under the mask.
-        value: Vec<u8>,
-        /// Bits of the key that must equal `value`'s.
-        mask: Vec<u8>,
-        /// What a lookup that hits the rule returns.
-        result: Vec<u8>,
-    },
-    /// An entry in `Cam` slot `slot`. A table's entries fill slots 0, 1, 2, … in order, as
-    /// [`Cam::insert`](crate::Cam::insert)s into an empty `Cam` place them (the victim pointer
-    /// stays at 0): the other tiers load them so.
-    Cam {
-        /// The `Cam` field of the state struct.
-        table: &'static str,
-        /// The slot.
-        slot: usize,
-        /// The key.
-        key: Vec<u8>,
-        /// The value.
-        value: Vec<u8>,
-    },
+pub struct ElementImage {
+    /// The state struct's field.
+    pub name: &'static str,
+    /// What kind of element it is.
+    pub kind: ElementKind,
+    /// Entry `i` is `entries[i]`.
+    pub entries: Vec<Vec<u8>>,
+    /// It holds state that no entry shows ([`Element::unshown_state`]: a `Cam`'s moved
+    /// victim pointer, a `Queue`'s values).
+    pub unshown_state: bool,
 }
 
-/// [`NfDescriptor::tables`] of an NF whose tables start empty.
-pub fn no_tables(_: &Config) -> Result<Vec<TableEntry>, ConfigError> {
-    Ok(Vec::new())
+impl ElementImage {
+    /// The image of `element`, the field `name`.
+    pub fn of(name: &'static str, element: &dyn Element) -> ElementImage {
+        ElementImage {
+            name,
+            kind: element.kind(),
+            entries: (0..element.size()).map(|i| element.read(i).unwrap_or_default()).collect(),
+            unshown_state: element.unshown_state(),
+        }
+    }
+
+    /// Whether every entry is zero (as a new element's are).
+    pub fn is_zero(&self) -> bool {
+        self.entries.iter().all(|e| e.iter().all(|&b| b == 0))
+    }
 }
 
-/// Every valid rule of `tcam` (the field `table` of an NF's state), in slot order, as
-/// [`TableEntry`]s: how a descriptor hands a table its constructor filled to the other tiers.
-pub fn tcam_entries<K: Bits, V: Bits, const N: usize>(table: &'static str, tcam: &Tcam<K, V, N>) -> Vec<TableEntry> {
-    let be = |b: &dyn Fn(&mut [u8]), n: usize| {
-        let mut v = vec![0u8; n];
-        b(&mut v);
-        v
-    };
-    (0..N)
-        .filter_map(|slot| tcam.entry(slot).map(|e| (slot, e)))
-        .map(|(slot, (value, mask, result))| TableEntry::Tcam {
-            table,
-            slot,
-            value: be(&|o| value.write_be(o), K::BYTES),
-            mask: be(&|o| mask.write_be(o), K::BYTES),
-            result: be(&|o| result.write_be(o), V::BYTES),
-        })
-        .collect()
-}
-
-/// Every entry of `cam` (the field `table` of an NF's state), in slot order, as
-/// [`TableEntry`]s. The CPU constructor fills the `Cam` by inserting into an empty one, so
-/// the entries sit in slots 0, 1, 2, …, which is how the other tiers load them.
-pub fn cam_entries<K: Bits, V: Bits, const N: usize>(table: &'static str, cam: &Cam<K, V, N>) -> Vec<TableEntry> {
-    let be = |b: &dyn Fn(&mut [u8]), n: usize| {
-        let mut v = vec![0u8; n];
-        b(&mut v);
-        v
-    };
-    cam.entries()
-        .map(|(slot, key, value)| TableEntry::Cam {
-            table,
-            slot,
-            key: be(&|o| key.write_be(o), K::BYTES),
-            value: be(&|o| value.write_be(o), V::BYTES),
-        })
-        .collect()
-}
-
-/// [`NfDescriptor::registers`] of an NF without configuration registers.
-pub fn no_registers(_: &Config) -> Result<Vec<(&'static str, u64)>, ConfigError> {
-    Ok(Vec::new())
+/// Every state element of `nf`, in declaration order.
+pub fn state_image(nf: &mut dyn NetworkFunction) -> Vec<ElementImage> {
+    nf.elements().into_iter().map(|(name, e)| ElementImage::of(name, e)).collect()
 }
 
 impl fmt::Debug for NfDescriptor {
@@ -237,6 +193,7 @@ impl fmt::Debug for NfDescriptor {
 #[cfg(test)]
 mod test {
     use super::*;
+    use crate::state::{Array, Cam, Tcam};
 
     const IP: Param = Param { name: "ip", help: "address to answer for", default: Some("10.0.0.1") };
     const MAC: Param = Param { name: "mac", help: "our MAC", default: None };
@@ -254,28 +211,22 @@ mod test {
     }
 
     #[test]
-    fn tcam_entries_are_the_valid_slots_big_endian() {
-        let mut t: Tcam<u16, u8, 4> = Tcam::new();
-        t.set(3, 0x1234, 0xff00, 7);
+    fn images_hold_every_entry_big_endian() {
+        let mut t: Tcam<u16, u8, 2> = Tcam::new();
         t.set(1, 0x0050, 0xffff, 9);
-        let e = tcam_entries("open", &t);
-        let rule = |slot, value: [u8; 2], mask: [u8; 2], result| TableEntry::Tcam {
-            table: "open",
-            slot,
-            value: value.to_vec(),
-            mask: mask.to_vec(),
-            result: vec![result],
-        };
-        assert_eq!(e, [rule(1, [0x00, 0x50], [0xff, 0xff], 9), rule(3, [0x12, 0x34], [0xff, 0x00], 7)]);
-    }
-
-    #[test]
-    fn cam_entries_are_the_filled_slots_big_endian() {
-        let mut c: Cam<u16, u8, 4> = Cam::new();
+        let img = ElementImage::of("open", &t);
+        assert_eq!(img.kind, ElementKind::Tcam);
+        assert_eq!(img.entries, [vec![0, 0, 0, 0, 0, 0], vec![1, 0x00, 0x50, 0xff, 0xff, 9]]);
+        let mut c: Cam<u16, u8, 2> = Cam::new();
         c.insert(0x1234, 7);
-        c.insert(0x0050, 9);
-        let entry =
-            |slot, key: [u8; 2], value| TableEntry::Cam { table: "t", slot, key: key.to_vec(), value: vec![value] };
-        assert_eq!(cam_entries("t", &c), [entry(0, [0x12, 0x34], 7), entry(1, [0x00, 0x50], 9)]);
+        assert_eq!(ElementImage::of("t", &c).entries[0], [1, 0x12, 0x34, 7]);
+        assert!(!ElementImage::of("t", &c).unshown_state);
+        c.insert(1, 1);
+        c.insert(2, 2);
+        assert!(ElementImage::of("t", &c).unshown_state, "the third insert evicted slot 0");
+        let mut a: Array<u16, 3> = Array::new();
+        assert!(ElementImage::of("a", &a).is_zero());
+        a.set(2, 0xbeef);
+        assert_eq!(ElementImage::of("a", &a).entries, [vec![0, 0], vec![0, 0], vec![0xbe, 0xef]]);
     }
 }

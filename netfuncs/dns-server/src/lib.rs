@@ -445,10 +445,6 @@ impl NetworkFunction for Reporting {
     }
 }
 
-fn registers(c: &Config) -> Result<Vec<(&'static str, u64)>, ConfigError> {
-    Ok(vec![("mac", c.get::<Mac>(&MAC)?.to_u64()), ("ip", c.get::<Ipv4Addr>(&IP)?.0 as u64)])
-}
-
 /// How the tools find and build the server.
 pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     name: "dns-server",
@@ -458,8 +454,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     params: &[ZONE, IP, MAC],
     build: |c| Ok(Box::new(Reporting(build(c)?))),
     hls_source: Some(HLS_SOURCE),
-    registers,
-    tables: |c| Ok(emu::cam_entries("zone", &build(c)?.zone)),
 };
 
 #[cfg(test)]

@@ -222,8 +222,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     params: &[RULES],
     build: |c| Ok(Box::new(build_reporting(c)?)),
     hls_source: Some(HLS_SOURCE),
-    registers: |c| Ok(vec![("default_accept", load(c)?.1.default_accept as u64)]),
-    tables: |c| Ok(emu::tcam_entries("rules", &build(c)?.rules)),
 };
 
 #[cfg(test)]
@@ -419,9 +417,11 @@ mod test {
         std::fs::write(&good, RULES).unwrap();
         let mut c = Config::new();
         c.set("rules", good.to_str().unwrap());
-        assert_eq!((DESCRIPTOR.registers)(&c).unwrap(), [("default_accept", 0)]);
-        let t = (DESCRIPTOR.tables)(&c).unwrap();
-        assert_eq!(t.len(), 11, "rule 5's 5000:5099 takes 6 slots");
+        let state = DESCRIPTOR.initial_state(&c).unwrap();
+        let of = |name: &str| state.iter().find(|e| e.name == name).unwrap();
+        assert_eq!(of("default_accept").entries, [[0]]);
+        let rules = of("rules").entries.iter().filter(|e| e[0] == 1).count();
+        assert_eq!(rules, 11, "rule 5's 5000:5099 takes 6 slots");
         let bad = dir.join("bad.rules");
         std::fs::write(&bad, "-P DROP\n-p tcp --dport http -j ACCEPT\n").unwrap();
         c.set("rules", bad.to_str().unwrap());

@@ -132,8 +132,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     params: &[IP, MAC],
     build: |c| Ok(Box::new(IcmpEcho::new(c.get(&IP)?, c.get(&MAC)?))),
     hls_source: Some(HLS_SOURCE),
-    registers: |c| Ok(vec![("ip", c.get::<Ipv4Addr>(&IP)?.0 as u64), ("mac", c.get::<Mac>(&MAC)?.to_u64())]),
-    tables: emu::no_tables,
 };
 
 #[cfg(test)]

@@ -63,8 +63,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     params: &[],
     build: |_| Ok(Box::new(LearningSwitch::default())),
     hls_source: Some(HLS_SOURCE),
-    registers: emu::no_registers,
-    tables: emu::no_tables,
 };
 
 #[cfg(test)]

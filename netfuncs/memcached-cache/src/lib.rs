@@ -1109,15 +1109,6 @@ pub fn summary(n: &MemcachedCache) -> String {
     )
 }
 
-fn registers(c: &Config) -> Result<Vec<(&'static str, u64)>, ConfigError> {
-    let n = build(c)?;
-    Ok(vec![
-        ("server_mode", n.server_mode as u64),
-        ("server_port", n.server_port as u64),
-        ("udp_port", n.udp_port as u64),
-    ])
-}
-
 /// How the tools find and build the cache.
 pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     name: "memcached-cache",
@@ -1127,8 +1118,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     params: &[MODE, SERVER_PORT, UDP_PORT],
     build: |c| Ok(Box::new(Reporting(build(c)?))),
     hls_source: Some(HLS_SOURCE),
-    registers,
-    tables: emu::no_tables,
 };
 
 #[cfg(test)]

@@ -467,7 +467,10 @@ fn options() {
     let mut c = Config::new();
     c.set("udp-port", "0");
     assert!(build(&c).unwrap_err().0.contains("from 1 to 65535"));
-    assert_eq!(registers(&Config::new()).unwrap()[2], ("udp_port", 11211));
+    let udp_port = (DESCRIPTOR.initial_state(&Config::new()).unwrap().into_iter())
+        .find(|e| e.name == "udp_port")
+        .map(|e| e.entries[0].clone());
+    assert_eq!(udp_port, Some(11211u16.to_be_bytes().to_vec()), "what the other tiers load");
     let r = Reporting(cache());
     assert!(r.summary().contains("0 hits, 0 misses, 0 fills"), "{}", r.summary());
 }

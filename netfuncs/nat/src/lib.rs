@@ -782,24 +782,6 @@ impl Drop for Reporting {
     }
 }
 
-fn registers(c: &Config) -> Result<Vec<(&'static str, u64)>, ConfigError> {
-    let n = build(c)?;
-    Ok(vec![
-        ("mac", n.mac.to_u64()),
-        ("inside_ip", n.inside_ip.0 as u64),
-        ("outside_ip", n.outside_ip.0 as u64),
-        ("outside_mask", n.outside_mask as u64),
-        ("gateway", n.gateway.0 as u64),
-        ("outside_port", n.outside_port as u64),
-        ("port_min", n.port_min as u64),
-        ("port_count", n.port_count as u64),
-        ("tcp_timeout", n.tcp_timeout),
-        ("tcp_closing_timeout", n.tcp_closing_timeout),
-        ("udp_timeout", n.udp_timeout),
-        ("icmp_timeout", n.icmp_timeout),
-    ])
-}
-
 /// How the tools find and build the NAT.
 pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     name: "nat",
@@ -820,8 +802,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     ],
     build: |c| Ok(Box::new(Reporting(build(c)?))),
     hls_source: Some(HLS_SOURCE),
-    registers,
-    tables: emu::no_tables,
 };
 
 #[cfg(test)]

@@ -419,6 +419,8 @@ fn options_and_their_errors() {
     assert_eq!(parse_prefix("10.1.2.3/8").unwrap(), (Ipv4Addr::new(10, 1, 2, 3), 0xff00_0000));
     let n = build(&config("100-199")).unwrap();
     assert_eq!((n.port_min, n.port_count, n.udp_timeout), (100, 100, 10 * S));
-    let r = (DESCRIPTOR.registers)(&config("100-199")).unwrap();
-    assert!(r.contains(&("outside_ip", 0xcb00_7101)) && r.contains(&("port_count", 100)), "{r:?}");
+    let state = DESCRIPTOR.initial_state(&config("100-199")).unwrap();
+    let of = |name: &str| state.iter().find(|e| e.name == name).unwrap().entries[0].clone();
+    assert_eq!(of("outside_ip"), [0xcb, 0x00, 0x71, 0x01]);
+    assert_eq!(of("port_count"), 100u16.to_be_bytes());
 }

@@ -435,8 +435,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     hls_source: Some(HLS_SOURCE),
     // No configuration registers: `--top` only shapes the CPU's summary (still checked here, so
     // `emu hls stats --top x` fails as `emu run` does).
-    registers: |c| build(c).map(|_| vec![]),
-    tables: emu::no_tables,
 };
 
 #[cfg(test)]

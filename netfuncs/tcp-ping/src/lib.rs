@@ -298,8 +298,6 @@ pub const DESCRIPTOR: NfDescriptor = NfDescriptor {
     params: &[IP, MAC, OPEN],
     build: |c| Ok(Box::new(build(c)?)),
     hls_source: Some(HLS_SOURCE),
-    registers: |c| Ok(vec![("ip", c.get::<Ipv4Addr>(&IP)?.0 as u64), ("mac", c.get::<Mac>(&MAC)?.to_u64())]),
-    tables: |c| Ok(emu::tcam_entries("open_ports", &build(c)?.open_ports)),
 };
 
 #[cfg(test)]
@@ -502,14 +500,11 @@ mod test {
     fn descriptor_hands_the_open_ports_to_other_tiers() {
         let mut c = Config::new();
         c.set("open", "22,1024-2047");
-        let t = (DESCRIPTOR.tables)(&c).unwrap();
-        let rule = |slot, v: u16, m: u16| emu::TableEntry::Tcam {
-            table: "open_ports",
-            slot,
-            value: v.to_be_bytes().to_vec(),
-            mask: m.to_be_bytes().to_vec(),
-            result: vec![1],
-        };
-        assert_eq!(t, [rule(0, 22, 0xffff), rule(1, 1024, 0xfc00)]);
+        let state = DESCRIPTOR.initial_state(&c).unwrap();
+        let open = state.iter().find(|e| e.name == "open_ports").unwrap();
+        let rule = |v: u16, m: u16| [&[1][..], &v.to_be_bytes(), &m.to_be_bytes(), &[1]].concat();
+        let valid: Vec<&Vec<u8>> = open.entries.iter().filter(|e| e[0] == 1).collect();
+        assert_eq!(valid, [&rule(22, 0xffff), &rule(1024, 0xfc00)]);
+        assert_eq!((open.entries[0].clone(), open.entries[1].clone()), (rule(22, 0xffff), rule(1024, 0xfc00)), "slots 0 and 1");
     }
 }

@@ -1,17 +1,17 @@
 //! pcap and pcapng files: inputs merged by timestamp, one output file per port.
 //!
-//! Classic pcap goes through libpcap (the `pcap` crate). pcapng is read with `pcap-file`,
-//! because libpcap does not tell which interface a packet came from, and in a pcapng input
-//! the interface id is the port.
+//! Classic pcap is read and written by [`crate::pcap`]; pcapng is read with `pcap-file`. In a
+//! pcapng input the interface id is the port. Neither needs libpcap.
 
 use crate::device::{Device, Frame};
 use crate::error::{Error, ErrorKind, Result};
+use crate::pcap::{self, PcapReader, PcapWriter, ReadError};
 use emu::{Port, Timestamp};
 use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
 use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::DataLink;
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, BufWriter, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -43,12 +43,10 @@ impl FromStr for InputSpec {
     }
 }
 
-const PCAP_MAGICS: [[u8; 4]; 4] =
-    [[0xd4, 0xc3, 0xb2, 0xa1], [0xa1, 0xb2, 0xc3, 0xd4], [0x4d, 0x3c, 0xb2, 0xa1], [0xa1, 0xb2, 0x3c, 0x4d]];
 const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 
 enum Source {
-    Classic(pcap::Capture<pcap::Offline>),
+    Classic(PcapReader<BufReader<File>>),
     Ng { reader: PcapNgReader<BufReader<File>>, tsresol: Vec<u8> },
 }
 
@@ -102,21 +100,20 @@ impl CaptureReader {
         if n < 4 {
             return Err(not_pcap(&path, &format!("only {n} bytes long")));
         }
-        let source = if PCAP_MAGICS.contains(&magic) {
-            let cap = pcap::Capture::from_file_with_precision(&path, pcap::Precision::Nano).map_err(|e| {
-                let msg = e.to_string();
-                if msg.contains("truncated") {
-                    Error::new(ErrorKind::Truncated, format!("{}: the file header is cut short ({msg})", path.display()))
-                } else {
-                    not_pcap(&path, &msg)
+        let source = if pcap::is_pcap_magic(magic) {
+            let f = File::open(&path).map_err(|e| Error::io(&path.display().to_string(), e))?;
+            let reader = PcapReader::new(BufReader::new(f)).map_err(|e| match e {
+                ReadError::Truncated(m) => {
+                    Error::new(ErrorKind::Truncated, format!("{}: the file header is cut short ({m})", path.display()))
                 }
+                ReadError::Invalid(m) => not_pcap(&path, &m),
+                ReadError::Io(e) => Error::io(&path.display().to_string(), e),
             })?;
-            let lt = cap.get_datalink();
-            if lt != pcap::Linktype::ETHERNET {
-                let name = lt.get_name().unwrap_or_else(|_| "unknown".into());
-                return Err(not_ethernet(&path, &name, lt.0 as u32));
+            let lt = reader.header().linktype;
+            if lt != pcap::LINKTYPE_ETHERNET {
+                return Err(not_ethernet(&path, &format!("{:?}", DataLink::from(lt)), lt));
             }
-            Source::Classic(cap)
+            Source::Classic(reader)
         } else if magic == PCAPNG_MAGIC {
             let f = File::open(&path).map_err(|e| Error::io(&path.display().to_string(), e))?;
             let reader = PcapNgReader::new(BufReader::new(f)).map_err(|e| {
@@ -127,7 +124,7 @@ impl CaptureReader {
             let hex: Vec<String> = magic.iter().map(|b| format!("{b:02x}")).collect();
             return Err(not_pcap(&path, &format!("it starts with {}", hex.join(" "))));
         };
-        let bytes = if matches!(source, Source::Classic(_)) { 24 } else { 0 };
+        let bytes = if matches!(source, Source::Classic(_)) { pcap::FILE_HEADER_LEN } else { 0 };
         Ok(CaptureReader { path, port: spec.port, source, records: 0, bytes })
     }
 
@@ -148,21 +145,20 @@ impl CaptureReader {
     /// The next frame, `None` at the end of the file.
     pub fn next_frame(&mut self) -> Result<Option<Frame>> {
         match &mut self.source {
-            Source::Classic(cap) => match cap.next_packet() {
-                Ok(p) => {
-                    let ts = p.header.ts.tv_sec as u64 * 1_000_000_000 + p.header.ts.tv_usec as u64;
-                    let frame = Frame {
-                        port: self.port.unwrap_or(0),
-                        timestamp: ts,
-                        data: p.data.to_vec(),
-                        wire_len: p.header.len as usize,
-                    };
+            Source::Classic(reader) => match reader.next_record() {
+                Ok(Some(r)) => {
                     self.records += 1;
-                    self.bytes += 16 + p.header.caplen as u64;
-                    Ok(Some(frame))
+                    self.bytes += pcap::RECORD_HEADER_LEN + r.data.len() as u64;
+                    let port = self.port.unwrap_or(0);
+                    Ok(Some(Frame { port, timestamp: r.timestamp, wire_len: r.wire_len as usize, data: r.data }))
                 }
-                Err(pcap::Error::NoMorePackets) => Ok(None),
-                Err(e) => Err(self.truncated(&format!("libpcap: {e}"))),
+                Ok(None) => Ok(None),
+                Err(ReadError::Io(e)) => Err(Error::io(&self.path.display().to_string(), e)),
+                Err(ReadError::Invalid(m)) => Err(Error::new(
+                    ErrorKind::NotPcap,
+                    format!("{}: record {} is corrupt ({m}); the frames before it were processed", self.path.display(), self.records + 1),
+                )),
+                Err(e) => Err(self.truncated(&format!("pcap: {e}"))),
             },
             Source::Ng { .. } => self.next_ng(),
         }
@@ -253,7 +249,7 @@ pub struct PcapDevice {
     heads: Vec<Option<Frame>>,
     /// A read error met while fetching ahead: reported after the frame before it is handed out.
     failed: Option<Error>,
-    writers: Vec<pcap::Savefile>,
+    writers: Vec<PcapWriter<BufWriter<File>>>,
     out_paths: Vec<PathBuf>,
 }
 
@@ -269,10 +265,8 @@ impl PcapDevice {
         let mut out_paths = Vec::new();
         for port in 0..ports {
             let path = out_dir.join(format!("port{port}.pcap"));
-            let dead = pcap::Capture::dead_with_precision(pcap::Linktype::ETHERNET, pcap::Precision::Nano)
-                .map_err(|e| Error::new(ErrorKind::Io, format!("libpcap: {e}")))?;
-            let w = dead
-                .savefile(&path)
+            let w = File::create(&path)
+                .and_then(|f| PcapWriter::new(BufWriter::new(f)))
                 .map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create: {e}", path.display())))?;
             writers.push(w);
             out_paths.push(path);
@@ -315,15 +309,7 @@ impl Device for PcapDevice {
         let w = self.writers.get_mut(port as usize).ok_or_else(|| {
             Error::new(ErrorKind::BadPort, format!("no output file for port {port}"))
         })?;
-        let header = pcap::PacketHeader {
-            ts: libc::timeval {
-                tv_sec: (timestamp / 1_000_000_000) as libc::time_t,
-                tv_usec: (timestamp % 1_000_000_000) as libc::suseconds_t,
-            },
-            caplen: data.len() as u32,
-            len: data.len() as u32,
-        };
-        w.write(&pcap::Packet::new(&header, data));
+        w.write(timestamp, data).map_err(|e| Error::new(ErrorKind::Io, format!("{}: {e}", self.out_paths[port as usize].display())))?;
         Ok(())
     }
 

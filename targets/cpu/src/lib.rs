@@ -29,6 +29,7 @@ pub mod device;
 pub mod error;
 pub mod live;
 pub mod memory;
+pub mod pcap;
 mod ring;
 pub mod runner;
 pub mod stats;

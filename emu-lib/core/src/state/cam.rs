@@ -166,6 +166,9 @@ impl<K: Bits, V: Bits, const N: usize> Element for Cam<K, V, N> {
     fn find(&self, key: &[u8]) -> Option<usize> {
         self.slots.find(exact(key).ok()?)
     }
+    fn unshown_state(&self) -> bool {
+        self.next_victim != 0
+    }
 }
 
 #[cfg(test)]

@@ -98,6 +98,12 @@ pub trait Element {
     fn reset(&mut self) -> bool {
         false
     }
+    /// Whether it holds state that its entries do not show, unlike a new element: a `Cam`'s
+    /// victim pointer that has moved, a `Queue`'s length (its entries read 0 past it, so a
+    /// held 0 looks like none). Other tiers cannot load such state from the entries.
+    fn unshown_state(&self) -> bool {
+        false
+    }
 }
 
 /// `T` from exactly its big-endian bytes; bits set above its width are refused.
@@ -253,6 +259,9 @@ impl<T: Bits, const N: usize> Element for Queue<T, N> {
     }
     fn write(&mut self, _index: usize, _entry: &[u8]) -> Result<(), EntryError> {
         Err(EntryError::ReadOnly)
+    }
+    fn unshown_state(&self) -> bool {
+        !self.is_empty()
     }
 }
 
