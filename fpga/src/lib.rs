@@ -4,9 +4,8 @@
 //!   counters on AXI4-Lite; [`pipeline`]: our Verilog models of the reference input arbiter and
 //!   output queues; [`project`] and [`vivado`]: the Vivado project `emu netfpga` writes and runs;
 //! - [`sim`]: the SUME-level simulation (the pipeline around the NF under Verilator);
+//! - [`synth`]: `emu synth`'s flows through yosys, nextpnr-ice40 and icepack;
 //! - [`reference`]: hand-written rust-hdl designs the HLS output is measured against.
-//!
-//! `emu synth`'s yosys and nextpnr flows are in the tool (src/commands/synth.rs).
 #![deny(missing_docs)]
 
 pub mod opl;
@@ -14,4 +13,5 @@ pub mod pipeline;
 pub mod project;
 pub mod reference;
 pub mod sim;
+pub mod synth;
 pub mod vivado;

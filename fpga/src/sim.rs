@@ -19,10 +19,11 @@
 //! ```
 //!
 //! Models are built once per content (the Verilog, the testbench and Verilator's version) into
-//! `$EMU_CACHE_DIR/sume-sim/<hash>`, else under the system's temporary directory.
+//! the cache the Verilator tier uses ([`emu_sim::cache`]), under `sume-sim/<hash>`.
 
 use crate::pipeline::{self, STREAMS};
 use emu_hls::backend::Design;
+use emu_sim::cache::{self, cached_dir, Fnv64};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -94,24 +95,6 @@ pub fn verilog(design: &Design) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-/// FNV-1a, 64 bits: the cache key.
-fn fnv(parts: &[&str]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for p in parts {
-        for b in p.bytes().chain([0u8]) {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
-fn cache_root() -> PathBuf {
-    match std::env::var_os("EMU_CACHE_DIR") {
-        Some(d) => PathBuf::from(d).join("sume-sim"),
-        None => std::env::temp_dir().join("emu-sume-sim"),
-    }
-}
-
 fn run_tool(cmd: &mut Command, what: &str) -> Result<String, String> {
     let out =
         cmd.output().map_err(|e| format!("cannot run {what}: {e} (scripts/setup.sh installs verilator and g++)"))?;
@@ -130,58 +113,48 @@ impl SumeSim {
         let files = verilog(design)?;
         let tb = testbench();
         let version = run_tool(Command::new("verilator").arg("--version"), "verilator --version")?;
-        let mut parts: Vec<&str> = files.iter().map(|(_, t)| t.as_str()).collect();
-        parts.push(&tb);
-        parts.push(&version);
-        let dir = cache_root().join(format!("{:016x}", fnv(&parts)));
-        let exe = dir.join("sim");
-        if exe.exists() {
-            return Ok(SumeSim { exe });
-        }
-        // Build beside the final place and rename, so a half-built model is never used and
-        // parallel builders do not collide.
-        std::fs::create_dir_all(cache_root()).map_err(|e| format!("cannot create {}: {e}", cache_root().display()))?;
-        let work = tempfile::Builder::new()
-            .prefix("build-")
-            .tempdir_in(cache_root())
-            .map_err(|e| format!("cannot create a build directory: {e}"))?;
-        let mut names = vec![];
+        let mut h = Fnv64::default();
+        h.part(b"emu-fpga sume-sim 1");
         for (name, text) in &files {
-            let file = format!("{name}.v");
-            std::fs::write(work.path().join(&file), text).map_err(|e| format!("cannot write {file}: {e}"))?;
-            names.push(file);
+            h.part(name.as_bytes());
+            h.part(text.as_bytes());
         }
-        std::fs::write(work.path().join("tb.cpp"), &tb).map_err(|e| format!("cannot write tb.cpp: {e}"))?;
-        let mut cmd = Command::new("verilator");
-        cmd.current_dir(work.path()).args([
-            "--cc",
-            "--exe",
-            "--build",
-            "-j",
-            "2",
-            "-Wno-WIDTH",
-            "-Wno-fatal",
-            "--top-module",
-            "emu_sume_sim",
-            // Compile time dominates a run of a few thousand cycles.
-            "-MAKEFLAGS",
-            "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1",
-            "-o",
-            "sim",
-        ]);
-        cmd.args(&names).arg("tb.cpp");
-        run_tool(&mut cmd, "verilator --cc --exe --build")?;
-        let built = work.path().join("obj_dir").join("sim");
-        let staged = work.path().join("model");
-        std::fs::create_dir_all(&staged).map_err(|e| e.to_string())?;
-        std::fs::rename(&built, staged.join("sim")).map_err(|e| format!("cannot move the model: {e}"))?;
-        match std::fs::rename(&staged, &dir) {
-            Ok(()) => {}
-            // Another builder got there first: use theirs.
-            Err(_) if exe.exists() => {}
-            Err(e) => return Err(format!("cannot move the model to {}: {e}", dir.display())),
-        }
-        Ok(SumeSim { exe })
+        h.part(tb.as_bytes());
+        h.part(version.as_bytes());
+        let (dir, _) = cached_dir(&cache::root("sume-sim"), &format!("{:016x}", h.finish()), "sim", |dir, log| {
+            let mut names = vec![];
+            for (name, text) in &files {
+                let file = format!("{name}.v");
+                std::fs::write(dir.join(&file), text).map_err(|e| format!("cannot write {file}: {e}"))?;
+                names.push(file);
+            }
+            std::fs::write(dir.join("tb.cpp"), &tb).map_err(|e| format!("cannot write tb.cpp: {e}"))?;
+            let mut cmd = Command::new("verilator");
+            cmd.current_dir(dir).args([
+                "--cc",
+                "--exe",
+                "--build",
+                "-j",
+                "2",
+                "-Wno-WIDTH",
+                "-Wno-fatal",
+                "--top-module",
+                "emu_sume_sim",
+                // Compile time dominates a run of a few thousand cycles.
+                "-MAKEFLAGS",
+                "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1",
+                "-o",
+                "sim",
+            ]);
+            cmd.args(&names).arg("tb.cpp");
+            log.push_str(&run_tool(&mut cmd, "verilator --cc --exe --build")?);
+            std::fs::rename(dir.join("obj_dir").join("sim"), dir.join("sim"))
+                .map_err(|e| format!("cannot move the model: {e}"))?;
+            // The objects are not needed once the testbench is linked.
+            let _ = std::fs::remove_dir_all(dir.join("obj_dir"));
+            Ok(())
+        })?;
+        Ok(SumeSim { exe: dir.join("sim") })
     }
 
     /// The compiled testbench.

@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod cache;
 pub mod diff;
 pub mod hw_debug;
 pub mod hw_tier;

@@ -49,9 +49,16 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Instant;
+
+pub use crate::cache::Fnv64;
+use crate::cache::cached_dir;
+
+/// Where models are cached: [`crate::cache::root`]`("verilator")`.
+pub fn cache_root() -> PathBuf {
+    crate::cache::root("verilator")
+}
 
 /// The shim's source, compiled into every model.
 pub const SHIM: &str = include_str!("verilator_shim.cpp");
@@ -65,10 +72,10 @@ const LIB: &str = "libemu_vl.so";
 /// Verilator's flags besides the top module and the files.
 const VERILATOR_FLAGS: &[&str] = &["--cc", "-Wno-WIDTH"];
 
-/// g++'s flags for every translation unit (besides includes and defines).
+/// g++'s flags for every translation unit (besides the optimization level, includes and
+/// defines).
 const CXX_FLAGS: &[&str] = &[
     "-std=gnu++17",
-    "-O2",
     "-fPIC",
     "-fvisibility=hidden",
     "-fvisibility-inlines-hidden",
@@ -259,52 +266,7 @@ impl Drop for VerilatorModel {
     }
 }
 
-/// Where models are cached: `$EMU_CACHE_DIR/verilator`, else `$XDG_CACHE_HOME/emu/verilator`,
-/// else `$HOME/.cache/emu/verilator`, else `emu-cache/verilator` in the temporary directory.
-pub fn cache_root() -> PathBuf {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(dir) = var("EMU_CACHE_DIR") {
-        return dir.join("verilator");
-    }
-    if let Some(dir) = var("XDG_CACHE_HOME").filter(|d| d.is_absolute()) {
-        return dir.join("emu").join("verilator");
-    }
-    if let Some(home) = var("HOME") {
-        return home.join(".cache").join("emu").join("verilator");
-    }
-    std::env::temp_dir().join("emu-cache").join("verilator")
-}
 
-/// FNV-1a, 64 bits: a hash that is the same on every machine and Rust version.
-#[derive(Debug, Clone, Copy)]
-pub struct Fnv64(u64);
-
-impl Default for Fnv64 {
-    fn default() -> Self {
-        Fnv64(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv64 {
-    /// Adds `bytes`.
-    pub fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
-    /// Adds `bytes` preceded by their length, so consecutive parts cannot run together.
-    pub fn part(&mut self, bytes: &[u8]) {
-        self.write(&(bytes.len() as u64).to_le_bytes());
-        self.write(bytes);
-    }
-
-    /// The hash so far.
-    pub fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 const SETUP: &str = "the Verilator tier needs Debian's verilator and g++: run scripts/setup.sh";
 
@@ -388,12 +350,26 @@ fn tools() -> Result<&'static Tools, String> {
         .map_err(Clone::clone)
 }
 
-/// The flags of every translation unit: [`CXX_FLAGS`], Verilator's includes and its `VM_`
-/// defines.
-fn cxx_flags(tools: &Tools, trace: bool) -> Vec<String> {
+/// The optimization level of the models' own code: `$EMU_VERILATOR_OPT` (`-O0` to `-O3`, `-Os`),
+/// else `-O2`. A large NF's model takes g++ minutes at `-O2` and seconds at `-O0` (the
+/// memcached cache's largest file: 40 s, 20 s at `-O1`, 7 s at `-O0`), for a simulation a few
+/// times slower: the tests, which run thousands of frames, not millions, build at `-O1`
+/// (scripts/test.sh). Verilator's runtime library is always `-O2`: it is built once.
+pub fn model_opt() -> Result<String, String> {
+    match std::env::var("EMU_VERILATOR_OPT") {
+        Err(_) => Ok("-O2".into()),
+        Ok(o) if ["-O0", "-O1", "-O2", "-O3", "-Os"].contains(&o.as_str()) => Ok(o),
+        Ok(o) => Err(format!("EMU_VERILATOR_OPT={o}: give one of -O0, -O1, -O2, -O3, -Os (g++'s levels)")),
+    }
+}
+
+/// The flags of every translation unit: [`CXX_FLAGS`], `opt`, Verilator's includes and its
+/// `VM_` defines.
+fn cxx_flags(tools: &Tools, trace: bool, opt: &str) -> Vec<String> {
     let include = tools.root.join("include");
     let t = trace as u8;
     let mut flags: Vec<String> = CXX_FLAGS.iter().map(|s| s.to_string()).collect();
+    flags.push(opt.to_string());
     flags.extend([
         format!("-I{}", include.display()),
         format!("-I{}", include.join("vltstd").display()),
@@ -413,7 +389,7 @@ fn runtime(root: &Path, tools: &Tools, trace: bool) -> Result<(PathBuf, Vec<Path
     if trace {
         units.push("verilated_vcd_c");
     }
-    let flags = cxx_flags(tools, trace);
+    let flags = cxx_flags(tools, trace, "-O2");
     let mut h = Fnv64::default();
     h.part(b"emu-sim verilator runtime 1");
     h.part(tools.verilator.as_bytes());
@@ -441,69 +417,14 @@ fn runtime(root: &Path, tools: &Tools, trace: bool) -> Result<(PathBuf, Vec<Path
     Ok((dir, objects))
 }
 
-/// `root/name` once it holds `marker`: found (true), or made by `build` (false) in a new
-/// temporary sibling directory, logged to its `build.log`, and renamed into place, so a
-/// directory that exists is whole. One process builds while any others wait (a lock file
-/// `.name.lock`); a lock whose process is gone, or older than an hour, is taken over.
-fn cached_dir(
-    root: &Path,
-    name: &str,
-    marker: &str,
-    build: impl Fn(&Path, &mut String) -> Result<(), String>,
-) -> Result<(PathBuf, bool), String> {
-    std::fs::create_dir_all(root).map_err(|e| format!("cannot create the cache {}: {e}", root.display()))?;
-    let dir = root.join(name);
-    let lock_path = root.join(format!(".{name}.lock"));
-    let mut waited = Duration::ZERO;
-    let mut cached = true;
-    while !dir.join(marker).exists() {
-        let Some(_lock) = BuildLock::try_take(&lock_path)? else {
-            if waited > Duration::from_secs(1800) {
-                return Err(format!("waited 30 minutes for another build of {}", dir.display()));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-            waited += Duration::from_millis(100);
-            continue;
-        };
-        if dir.join(marker).exists() {
-            break; // built while this process waited for the lock
-        }
-        // Temporary directories of builds that died: no one else builds `name` now.
-        let prefix = format!(".{name}.tmp-");
-        for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let tmp = root.join(format!(".{name}.tmp-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
-        let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-        let mut log = String::new();
-        let result = build(&tmp, &mut log);
-        if let Err(e) = &result {
-            log.push_str(&format!("FAILED: {e}\n"));
-        }
-        let logged = std::fs::write(tmp.join("build.log"), &log);
-        if let Err(e) = result {
-            return Err(format!("{e}\n(the whole log: {})", tmp.join("build.log").display()));
-        }
-        logged.map_err(|e| format!("cannot write {}: {e}", tmp.join("build.log").display()))?;
-        if dir.exists() {
-            // Without its marker: the remains of something else.
-            let _ = std::fs::remove_dir_all(&dir);
-        }
-        std::fs::rename(&tmp, &dir).map_err(|e| format!("cannot move {} to {}: {e}", tmp.display(), dir.display()))?;
-        cached = false;
-    }
-    Ok((dir, cached))
-}
 
 /// What a model is built from: the files, the flags and the hash of it all.
 struct Recipe {
     top: String,
     data_bits: u32,
     trace: bool,
+    /// g++'s optimization level for the model ([`model_opt`]).
+    opt: String,
     /// (file name, Verilog), one per module.
     files: Vec<(String, String)>,
     verilator_args: Vec<String>,
@@ -515,6 +436,7 @@ impl Recipe {
     fn new(design: &Design, trace: bool, tools: &Tools, runtime: &Path) -> Result<Recipe, String> {
         let top = design.top_name();
         let data_bits = 8 * design.config.bus_bytes as u32;
+        let opt = model_opt()?;
         let mut files = vec![];
         for m in rtl::modules(design)? {
             files.push((format!("{}.v", m.name), m.to_string()));
@@ -538,7 +460,7 @@ impl Recipe {
         h.part(tools.gxx.as_bytes());
         // The runtime's name is the hash of its own tools and flags.
         h.part(runtime.file_name().map_or(&b""[..], |n| n.as_encoded_bytes()));
-        for flags in [&verilator_args[..], &shim_defines[..], &cxx_flags(tools, trace)[..]] {
+        for flags in [&verilator_args[..], &shim_defines[..], &cxx_flags(tools, trace, &opt)[..]] {
             h.part(flags.join(" ").as_bytes());
         }
         for flags in [LINK_FLAGS, LINK_LIBS] {
@@ -548,7 +470,8 @@ impl Recipe {
             h.part(name.as_bytes());
             h.part(text.as_bytes());
         }
-        Ok(Recipe { top, data_bits, trace, files, verilator_args, shim_defines, hash: format!("{:016x}", h.finish()) })
+        let hash = format!("{:016x}", h.finish());
+        Ok(Recipe { top, data_bits, trace, opt, files, verilator_args, shim_defines, hash })
     }
 
     /// Builds the library in `dir` (new and empty).
@@ -572,7 +495,7 @@ impl Recipe {
         // The largest first, so the two compilers finish together.
         sources.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).map_or(0, |m| m.len())));
         sources.push(dir.join("shim.cpp"));
-        let flags = cxx_flags(tools, self.trace);
+        let flags = cxx_flags(tools, self.trace, &self.opt);
         let mut cmds = vec![];
         let mut objects = vec![];
         for (i, src) in sources.iter().enumerate() {
@@ -603,43 +526,6 @@ impl Recipe {
 }
 
 /// A lock file held while one process builds; removed on drop.
-struct BuildLock(PathBuf);
-
-impl Drop for BuildLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-impl BuildLock {
-    /// Takes the lock at `path`, or `None` when a live builder holds it. A lock whose process
-    /// is gone, or older than an hour, is stale: removed, to be taken at the next try.
-    fn try_take(path: &Path) -> Result<Option<BuildLock>, String> {
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
-            Ok(mut f) => {
-                use std::io::Write;
-                let _ = writeln!(f, "{}", std::process::id());
-                Ok(Some(BuildLock(path.to_path_buf())))
-            }
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                // A lock just made may not have its pid yet: only a pid known dead, or age,
-                // makes it stale.
-                let pid = std::fs::read_to_string(path).ok().and_then(|s| s.trim().parse::<u32>().ok());
-                let gone = pid.is_some_and(|p| !Path::new(&format!("/proc/{p}")).exists());
-                let old = std::fs::metadata(path)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| SystemTime::now().duration_since(t).ok())
-                    .is_some_and(|age| age > Duration::from_secs(3600));
-                if gone || old {
-                    let _ = std::fs::remove_file(path);
-                }
-                Ok(None)
-            }
-            Err(e) => Err(format!("cannot create the build lock {}: {e}", path.display())),
-        }
-    }
-}
 
 impl VerilatorModel {
     /// The Verilator model of `design`, from the cache ([`cache_root`]) or built into it.

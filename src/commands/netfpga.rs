@@ -2,7 +2,7 @@
 //! Vivado project (emu-fpga's `project`), built to a bitstream when Vivado is on the PATH.
 
 use crate::cli::{HlsArgs, NetfpgaArgs};
-use crate::commands::{hls, synth};
+use crate::commands::hls;
 use crate::registry::Registry;
 use emu::{Config, NfDescriptor};
 use emu_fpga::{opl, project, vivado};
@@ -107,7 +107,7 @@ pub(crate) fn run(
 /// Runs the flow (`make -C out`) and reports timing and utilisation; exit status 1 when timing
 /// is not met.
 fn build(out: &Path, design: &emu_hls::backend::Design, start: Instant) -> Result<i32, String> {
-    let status = synth::with_progress("Vivado: synthesis, place and route, bitstream (an hour or more)", || {
+    let status = emu_fpga::synth::with_progress("Vivado: synthesis, place and route, bitstream (an hour or more)", || {
         Command::new("make").arg("-C").arg(out).status()
     })
     .map_err(|e| format!("cannot run make: {e}"))?;
