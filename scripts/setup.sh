@@ -20,6 +20,7 @@ PACKAGES=(
   iperf3           # TCP throughput through the NF switch
   verilator        # lints the HLS compiler's Verilog; the `emu sim` Verilator tier
   g++              # compiles Verilator's C++ (the Verilator tier's models, sim/src/verilator.rs)
+  iverilog         # a second, event-driven simulator: the generated Verilog must read alike there
   yosys            # synthesizes the generated Verilog (synth_xilinx checks, emu synth)
   nextpnr-ice40    # places and routes for iCE40 (emu synth --board icebreaker)
   fpga-icestorm    # icepack: the iCE40 bitstream (emu synth --board)

@@ -201,3 +201,44 @@ fn errors_say_what_to_do() {
     let (help, _) = ok(&["--help"]);
     assert!(help.contains("Examples:") && help.contains("emu hls learning-switch -o"), "{help}");
 }
+
+/// Every shipped NF's Verilog as `emu hls` writes it, through Icarus Verilog (`iverilog
+/// -g2012 -Wall`, Debian's iverilog): it elaborates, and with none of the warnings that make an
+/// event-driven simulator (iverilog, Vivado's xsim) read it otherwise than Verilator and yosys
+/// do: an `always @*` without inputs never runs there, so what it drives stays X.
+#[test]
+fn every_nf_elaborates_under_iverilog_without_event_simulator_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("fw.rules");
+    std::fs::write(&rules, "-P DROP\n-A -p tcp --dport 80 -j ACCEPT\n-A -p udp --dport 53 -j ACCEPT\n").unwrap();
+    let zone = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/example.zone");
+    let nfs: &[(&str, &[&str])] = &[
+        ("learning-switch", &[]),
+        ("icmp-echo", &[]),
+        ("tcp-ping", &[]),
+        ("firewall", &["--rules", rules.to_str().unwrap()]),
+        ("nat", &["--outside-ip", "203.0.113.1/24"]),
+        ("stats", &[]),
+        ("dns-server", &["--zone", zone, "--ip", "10.0.0.53"]),
+        ("memcached-cache", &[]),
+    ];
+    for (nf, options) in nfs {
+        let out = dir.path().join(nf);
+        let args: Vec<&str> = [&[*nf, "-o", out.to_str().unwrap()][..], options].concat();
+        ok(&args);
+        let files = verilog_files(&out);
+        let paths: Vec<String> = files.iter().map(|f| out.join("verilog").join(f).display().to_string()).collect();
+        let run = Command::new("iverilog")
+            .args(["-g2012", "-Wall", "-o"])
+            .arg(dir.path().join(format!("{nf}.vvp")))
+            .args(&paths)
+            .output()
+            .expect("iverilog is installed by scripts/setup.sh");
+        let said = text(&run.stdout) + &text(&run.stderr);
+        assert!(run.status.success(), "{nf}: iverilog failed:\n{said}");
+        for kind in ["found no sensitivities", "Padding", "truncated", "implicit"] {
+            let hits: Vec<&str> = said.lines().filter(|l| l.contains(kind)).collect();
+            assert!(hits.is_empty(), "{nf}: iverilog warns ({kind}):\n{}", hits.join("\n"));
+        }
+    }
+}

@@ -74,6 +74,17 @@ pub fn outcomes_timed(
     tiers: &[&str],
     frames: &[(Vec<u8>, u8, u64)],
 ) -> Vec<(String, Vec<Outcome>)> {
+    outcomes_at(desc, config, tiers, frames, 64)
+}
+
+/// [`outcomes_timed`] with the hardware tiers on a bus of `width` bits (64 or 256).
+pub fn outcomes_at(
+    desc: &NfDescriptor,
+    config: &Config,
+    tiers: &[&str],
+    frames: &[(Vec<u8>, u8, u64)],
+    width: usize,
+) -> Vec<(String, Vec<Outcome>)> {
     let mut cpu = (desc.build)(config).unwrap_or_else(|e| panic!("{e}"));
     let mut out =
         vec![("cpu".to_string(), frames.iter().map(|(f, p, t)| run_nf(cpu.as_mut(), desc, f, *p, *t)).collect())];
@@ -86,15 +97,16 @@ pub fn outcomes_timed(
                 got
             }
             "cycle" | "verilator" => {
-                let design = Design::from_descriptor(desc, config, 64, 1518).unwrap_or_else(|e| panic!("{e}"));
+                let design = Design::from_descriptor(desc, config, width, 1518).unwrap_or_else(|e| panic!("{e}"));
                 let input = || frames.iter().map(|(f, p, t)| (f.as_slice(), *p, *t));
+                let bus = width / 8;
                 if tier == "cycle" {
-                    Driver::new(CycleModel::new(&design), 8, Pacing::FULL)
+                    Driver::new(CycleModel::new(&design), bus, Pacing::FULL)
                         .run_timed(input())
                         .expect("the cycle model hung")
                 } else {
                     let (vl, _) = VerilatorModel::build(&design, None).unwrap_or_else(|e| panic!("{e}"));
-                    Driver::new(vl, 8, Pacing::FULL).run_timed(input()).expect("the Verilator model hung")
+                    Driver::new(vl, bus, Pacing::FULL).run_timed(input()).expect("the Verilator model hung")
                 }
             }
             t => panic!("unknown tier {t}"),

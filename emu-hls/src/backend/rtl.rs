@@ -982,9 +982,12 @@ impl<'a> Gen<'a> {
     fn check_logic(&self) -> Vec<Item> {
         let mut items = vec![Item::comment("Ingress checks (emu_core::check_frame): the drop reason, 0 to pass.")];
         let code = |r: DropReason| dec(8, r as u64);
-        for (name, e) in [("ty0", self.in_be16(12)), ("ty1", self.in_be16(16)), ("ty2", self.in_be16(20))] {
+        // A 16-bit field the frame holds only part of reads 0, as check_frame's `be16` has it
+        // (the window's zeros past the end would make a cut `08` read as 0x0800).
+        for (name, at) in [("ty0", 12u64), ("ty1", 16), ("ty2", 20)] {
             items.push(Item::wire(name, 16));
-            items.push(Item::assign(id(name), e));
+            let whole = id("in_len_q").less_than(dec(16, at + 2)).lnot();
+            items.push(Item::assign(id(name), Expr::mux(whole, self.in_be16(at), Expr::zero(16))));
         }
         items.push(Item::wire("tag1", 1));
         items.push(Item::assign(id("tag1"), id("ty0").equals(Expr::hex(16, 0x8100))));
@@ -1172,13 +1175,17 @@ impl<'a> Gen<'a> {
             ));
             per_state.insert(n, (f.results(inst)[0], start, hi));
         }
+        if start_arms.is_empty() {
+            // No sums, no sum unit (its registers stay at their reset values). Its range
+            // select would be an `always @*` over constants, which has no inputs: an
+            // event-driven simulator (iverilog, Vivado's xsim) never runs it.
+            return Ok((vec![], per_state));
+        }
         items.push(Item::reg("sum_start", POS));
         items.push(Item::reg("sum_hi", POS));
         let mut sel =
             vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
-        if !start_arms.is_empty() {
-            sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
-        }
+        sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
         items.push(Item::always_comb(sel));
         // Each lane's contribution: bytes in [start, hi), at an even distance from start in
         // the high byte of a 16-bit word.
