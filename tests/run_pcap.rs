@@ -434,3 +434,64 @@ fn sim_bad_input_is_handled_alike_by_every_tier() {
         assert!(text(&o.stderr).contains("link type"), "{}", text(&o.stderr));
     }
 }
+
+/// `tool args…`, which must succeed (the tools are installed by scripts/setup.sh).
+fn tool(name: &str, args: &[&str]) -> String {
+    let out = Command::new(name).args(args).output().unwrap_or_else(|e| panic!("{name}: {e} (scripts/setup.sh installs it)"));
+    assert!(out.status.success(), "{name} {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// Each frame of a capture as tshark decodes it: time, length on the wire, bytes captured, source.
+fn tshark_frames(path: &Path) -> Vec<String> {
+    let fields = ["-T", "fields", "-e", "frame.time_epoch", "-e", "frame.len", "-e", "frame.cap_len", "-e", "eth.src"];
+    let args: Vec<&str> = ["-r", path.to_str().unwrap()].into_iter().chain(fields).collect();
+    tool("tshark", &args).lines().map(str::to_string).collect()
+}
+
+/// Classic pcaps as tcpdump (microseconds) and editcap (nanoseconds, and cut by a snap length)
+/// write them are read alike, and what emu writes, tshark reads back with the input's times
+/// and bytes.
+#[test]
+fn pcaps_written_by_tcpdump_and_editcap_read_as_libpcap_reads_them() {
+    let d = Dir::new();
+    tool("tcpdump", &["-r", &example(), "-w", &d.s("us.pcap")]);
+    tool("editcap", &["-F", "nsecpcap", &d.s("us.pcap"), &d.s("ns.pcap")]);
+    tool("editcap", &["-s", "20", &d.s("us.pcap"), &d.s("cut.pcap")]);
+    assert_eq!(std::fs::read(d.p("us.pcap")).unwrap()[..4], [0xd4, 0xc3, 0xb2, 0xa1], "a microsecond pcap");
+    assert_eq!(std::fs::read(d.p("ns.pcap")).unwrap()[..4], [0x4d, 0x3c, 0xb2, 0xa1], "a nanosecond pcap");
+    let input = tshark_frames(&d.p("us.pcap"));
+    assert_eq!(input.len(), 17);
+    let mut tx = 0;
+    for name in ["us", "ns"] {
+        let out = d.s(&format!("out-{name}"));
+        let input = format!("0={}", d.s(&format!("{name}.pcap")));
+        let o = emu(&["run", "learning-switch", "--in", &input, "--out", &out, "--json"]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let ports = summary["stats"]["ports"].as_array().unwrap();
+        let count = |key: &str| ports.iter().map(|p| p[key].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(count("rx_packets"), 17, "{summary}");
+        tx = count("tx_packets");
+    }
+    let mut sent = 0;
+    for port in 0..4 {
+        let (us, ns) = (d.p(&format!("out-us/port{port}.pcap")), d.p(&format!("out-ns/port{port}.pcap")));
+        assert_eq!(std::fs::read(&us).unwrap(), std::fs::read(&ns).unwrap(), "port {port}: the same run either way");
+        let frames = tshark_frames(&us);
+        for f in &frames {
+            assert!(input.contains(f), "port {port}: {f} is not an input frame (time, length or bytes changed)");
+        }
+        assert_eq!(tcpdump_count(&us), frames.len());
+        sent += frames.len();
+    }
+    // Every host is on port 0 here, so most unicast is dropped as same_port; floods go out.
+    assert!(sent > 0 && sent as u64 == tx, "tshark reads {sent} frames, emu sent {tx}");
+    // Cut to 20 bytes by the snap length: every frame is counted as snapped, none is sent.
+    let o = emu(&["run", "learning-switch", "--in", &format!("0={}", d.s("cut.pcap")), "--out", &d.s("out-cut"), "--json"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(summary["stats"]["drops"]["snapped"], 17, "{summary}");
+    let drops = std::fs::read_to_string(d.p("out-cut/drops.jsonl")).unwrap();
+    assert_eq!(drops.lines().filter(|l| l.contains("\"snapped\"")).count(), 17, "{drops}");
+}

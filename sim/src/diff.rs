@@ -1,23 +1,79 @@
-//! Comparing what two tiers sent: per port, per frame, the first difference decoded to the
-//! header field it falls in.
+//! Comparing what two tiers did: input frame by input frame (each output frame carries the
+//! index of the input frame it came from), each difference decoded to the header field it
+//! falls in.
 
 use emu_core::wire::{self, HeaderInfo};
+use std::collections::BTreeMap;
 
-/// The first difference between two tiers' frames on one port: the frame's index on the port
-/// and a sentence naming the field.
-pub fn first_difference(a: &[Vec<u8>], b: &[Vec<u8>], a_name: &str, b_name: &str) -> Option<(usize, String)> {
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        if x != y {
-            return Some((i, describe(x, y, a_name, b_name)));
+/// What a tier did with one input frame: the frames it sent for it, by port, or its drop.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fate {
+    /// (port, bytes) of each frame sent, ports rising.
+    pub sent: Vec<(usize, Vec<u8>)>,
+    /// The drop reason, when it was dropped.
+    pub dropped: Option<String>,
+}
+
+impl Fate {
+    fn said(&self) -> String {
+        match (&self.dropped, self.sent.is_empty()) {
+            (Some(r), _) => format!("dropped it ({r})"),
+            (None, true) => "sent nothing for it".into(),
+            (None, false) => {
+                let ports: Vec<String> = self.sent.iter().map(|(p, _)| p.to_string()).collect();
+                format!("sent it on port{} {}", if ports.len() == 1 { "" } else { "s" }, ports.join(", "))
+            }
         }
     }
-    match a.len().cmp(&b.len()) {
-        std::cmp::Ordering::Equal => None,
-        _ => {
-            let n = a.len().min(b.len());
-            Some((n, format!("{a_name} sent {} frames, {b_name} sent {}", a.len(), b.len())))
+}
+
+/// Each input frame's fate, by its index: `ports[p]` lists the frames sent on port `p` with the
+/// index of the input frame each came from, `drops` the (index, reason) of each drop.
+pub fn fates(ports: &[Vec<(u64, Vec<u8>)>], drops: &[(u64, String)]) -> BTreeMap<u64, Fate> {
+    let mut out: BTreeMap<u64, Fate> = BTreeMap::new();
+    for (port, frames) in ports.iter().enumerate() {
+        for (index, bytes) in frames {
+            out.entry(*index).or_default().sent.push((port, bytes.clone()));
         }
     }
+    for (index, reason) in drops {
+        out.entry(*index).or_default().dropped = Some(reason.clone());
+    }
+    out
+}
+
+/// One input frame the two tiers did not treat alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameDifference {
+    /// The input frame's index (from 0, in arrival order).
+    pub index: u64,
+    /// When both sent it on the same ports: the first port where the bytes differ.
+    pub port: Option<usize>,
+    /// What differs, as a sentence.
+    pub what: String,
+}
+
+/// The input frames whose fates differ between tiers `a` and `b`, in input order: one entry per
+/// input frame, so a frame one tier lost is one difference however many frames follow it.
+pub fn compare_fates(a: &BTreeMap<u64, Fate>, b: &BTreeMap<u64, Fate>, a_name: &str, b_name: &str) -> Vec<FrameDifference> {
+    let none = Fate::default();
+    let indices: std::collections::BTreeSet<u64> = a.keys().chain(b.keys()).copied().collect();
+    let mut out = vec![];
+    for index in indices {
+        let (x, y) = (a.get(&index).unwrap_or(&none), b.get(&index).unwrap_or(&none));
+        if x == y {
+            continue;
+        }
+        let same_ports = x.dropped == y.dropped && x.sent.iter().map(|s| s.0).eq(y.sent.iter().map(|s| s.0));
+        let d = match x.sent.iter().zip(&y.sent).find(|(p, q)| p.1 != q.1) {
+            Some(((port, fx), (_, fy))) if same_ports => {
+                FrameDifference { index, port: Some(*port), what: describe(fx, fy, a_name, b_name) }
+            }
+            _ => FrameDifference { index, port: None, what: format!("{a_name} {}, {b_name} {}", x.said(), y.said()) },
+        };
+        out.push(d);
+    }
+    out
 }
 
 /// Where two versions of a frame first differ, e.g. `byte 22 (ipv4.ttl): cpu 0x40, ir 0x3f`.
@@ -108,9 +164,31 @@ mod test {
         assert_eq!(field_at(&a, 0), "ethernet.dst");
         assert_eq!(field_at(&a, 43), "payload");
         assert!(describe(&a, &a[..50], "cpu", "ir").starts_with("length: cpu 60 bytes, ir 50 bytes"));
-        let one = vec![a.clone()];
-        let two = vec![a.clone(), b];
-        assert_eq!(first_difference(&one, &two, "cpu", "ir"), Some((1, "cpu sent 1 frames, ir sent 2".into())));
-        assert_eq!(first_difference(&one, &one, "cpu", "ir"), None);
+    }
+
+    #[test]
+    fn one_lost_frame_is_one_difference() {
+        let frame = |i: u64| vec![2, 0, 0, 0, 0, i as u8, 0x88, 0xb5];
+        // Six frames, each flooded to ports 1 and 2; the other tier drops frame 2.
+        let port: Vec<(u64, Vec<u8>)> = (0..6).map(|i| (i, frame(i))).collect();
+        let cpu = fates(&[vec![], port.clone(), port.clone()], &[]);
+        let lost: Vec<(u64, Vec<u8>)> = port.iter().filter(|(i, _)| *i != 2).cloned().collect();
+        let hw = fates(&[vec![], lost.clone(), lost], &[(2, "runt".into())]);
+        let d = compare_fates(&cpu, &hw, "cpu", "verilator");
+        assert_eq!(
+            d,
+            [FrameDifference {
+                index: 2,
+                port: None,
+                what: "cpu sent it on ports 1, 2, verilator dropped it (runt)".into()
+            }]
+        );
+        let mut edited = port.clone();
+        edited[4].1[5] = 9;
+        let d = compare_fates(&cpu, &fates(&[vec![], port.clone(), edited], &[]), "cpu", "ir");
+        assert_eq!(d.len(), 1);
+        assert_eq!((d[0].index, d[0].port), (4, Some(2)));
+        assert!(d[0].what.contains("ethernet.dst"), "{d:?}");
+        assert!(compare_fates(&cpu, &cpu, "cpu", "ir").is_empty());
     }
 }

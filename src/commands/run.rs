@@ -67,8 +67,12 @@ pub(crate) fn run_pcaps_with(
     let drops_path = out.join("drops.jsonl");
     let file = std::fs::File::create(&drops_path).map_err(|e| format!("{}: {e}", drops_path.display()))?;
     let mut drops = JsonLines(BufWriter::new(file));
+    let sent_path = out.join("sent.jsonl");
+    let sent = std::fs::File::create(&sent_path).map_err(|e| format!("{}: {e}", sent_path.display()))?;
     let mut device = Progress::new(device);
-    let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(p.max_frame);
+    let mut runner = Runner::new(nf, ports, desc.window)
+        .with_max_frame(p.max_frame)
+        .with_sent_log(Box::new(JsonLines(BufWriter::new(sent))));
     let result = runner.run(&mut device, &mut drops);
     drops.0.flush().map_err(|e| format!("{}: {e}", drops_path.display()))?;
     let _ = device.into_inner();
@@ -82,6 +86,7 @@ pub(crate) fn run_pcaps_with(
         "nf_summary": runner.nf().summary(),
         "outputs": outputs,
         "drops": drops_path,
+        "sent": sent_path,
     });
     let summary_path = out.join("summary.json");
     std::fs::write(&summary_path, serde_json::to_string_pretty(&summary).unwrap() + "\n")
@@ -90,7 +95,7 @@ pub(crate) fn run_pcaps_with(
         println!("{}", serde_json::to_string_pretty(&summary).unwrap());
     } else {
         print_summary(desc, runner.stats(), &runner.nf().summary());
-        println!("wrote {} port pcaps, drops.jsonl and summary.json to {}", ports, out.display());
+        println!("wrote {} port pcaps, sent.jsonl, drops.jsonl and summary.json to {}", ports, out.display());
     }
     result.map_err(|e| e.to_string())?;
     Ok(0)

@@ -118,62 +118,94 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     Ok(code)
 }
 
-/// What one tier did: frames per port, and its drop records.
+/// What one tier did: the frames of each port with the input frame each came from
+/// (`sent.jsonl`), and its drops.
 struct Outcome {
-    ports: Vec<Vec<Vec<u8>>>,
-    drops: Vec<String>,
+    /// Per port, (input index, bytes) in sending order.
+    ports: Vec<Vec<(u64, Vec<u8>)>>,
+    /// (input index, reason) of each drop.
+    drops: Vec<(u64, String)>,
 }
 
 fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{}/{name}: {e}", dir.display()));
+    let json = |line: &str, name: &str| {
+        serde_json::from_str::<serde_json::Value>(line).map_err(|e| format!("{}/{name}: {e}: {line}", dir.display()))
+    };
+    // Which input frame each port's k-th frame came from.
+    let mut from: Vec<Vec<u64>> = vec![vec![]; ports];
+    for line in read("sent.jsonl")?.lines() {
+        let v = json(line, "sent.jsonl")?;
+        let (Some(index), Some(port)) = (v["index"].as_u64(), v["port"].as_u64()) else {
+            return Err(format!("{}/sent.jsonl: a line without index and port: {line}", dir.display()));
+        };
+        from.get_mut(port as usize).ok_or_else(|| format!("sent.jsonl names port {port}"))?.push(index);
+    }
     let mut frames = Vec::new();
-    for port in 0..ports {
+    for (port, from) in from.iter().enumerate() {
         let spec = InputSpec { port: Some(0), path: dir.join(format!("port{port}.pcap")) };
         let mut reader = CaptureReader::open(&spec).map_err(|e| e.to_string())?;
         let mut list = Vec::new();
         while let Some(f) = reader.next_frame().map_err(|e| e.to_string())? {
-            list.push(f.data);
+            let index = *from.get(list.len()).ok_or_else(|| {
+                format!("{}: port{port}.pcap has more frames than sent.jsonl lists", dir.display())
+            })?;
+            list.push((index, f.data));
         }
         frames.push(list);
     }
-    let drops = std::fs::read_to_string(dir.join("drops.jsonl")).map_err(|e| format!("{}: {e}", dir.display()))?;
-    // Timestamps aside, a drop is its index, port, reason and length.
-    Ok(Outcome { ports: frames, drops: drops.lines().map(String::from).collect() })
+    let mut drops = vec![];
+    for line in read("drops.jsonl")?.lines() {
+        let v = json(line, "drops.jsonl")?;
+        let (Some(index), Some(reason)) = (v["index"].as_u64(), v["reason"].as_str()) else {
+            return Err(format!("{}/drops.jsonl: a line without index and reason: {line}", dir.display()));
+        };
+        drops.push((index, reason.to_string()));
+    }
+    Ok(Outcome { ports: frames, drops })
 }
 
-/// Compares every tier with the first; prints the verdict and returns 1 on a disagreement.
 /// The cycle a hardware tier's frame `i` on `port` left it, for the diff.
 type SentAt<'a> = dyn Fn(Tier, usize, usize) -> Option<u64> + 'a;
 
+/// Differences shown per pair of tiers; the rest are counted.
+const SHOWN: usize = 10;
+
+/// Compares every tier with the first, input frame by input frame; prints each difference
+/// (the first [`SHOWN`]) and returns 1 on a disagreement.
 fn compare(tiers: &[Tier], out: &Path, ports: usize, sent_at: &SentAt) -> Result<i32, String> {
     let reference = tiers[0];
     let base = outcome(&out.join(reference.name()), ports)?;
+    let base_fates = diff::fates(&base.ports, &base.drops);
     let mut disagree = false;
     for &tier in &tiers[1..] {
         let other = outcome(&out.join(tier.name()), ports)?;
         let (r, t) = (reference.name(), tier.name());
-        for port in 0..ports {
-            if let Some((i, what)) = diff::first_difference(&base.ports[port], &other.ports[port], r, t) {
-                let when: Vec<String> = [reference, tier]
-                    .iter()
-                    .filter_map(|&x| sent_at(x, port, i).map(|c| format!("{x} sent it at cycle {c}")))
-                    .collect();
-                let when = if when.is_empty() { String::new() } else { format!(" ({})", when.join(", ")) };
-                println!("DIFFER {r} vs {t}: port {port}, frame {i}: {what}{when}");
-                disagree = true;
-            }
+        let differences = diff::compare_fates(&base_fates, &diff::fates(&other.ports, &other.drops), r, t);
+        for d in differences.iter().take(SHOWN) {
+            let place = match d.port {
+                Some(port) => {
+                    // The frame's place on the port in each tier, for the cycle it left.
+                    let at = |o: &Outcome| o.ports[port].iter().position(|(i, _)| *i == d.index);
+                    let when: Vec<String> = [(reference, at(&base)), (tier, at(&other))]
+                        .iter()
+                        .filter_map(|&(x, i)| sent_at(x, port, i?).map(|c| format!("{x} sent it at cycle {c}")))
+                        .collect();
+                    let when = if when.is_empty() { String::new() } else { format!(" ({})", when.join(", ")) };
+                    format!("port {port}: {}{when}", d.what)
+                }
+                None => d.what.clone(),
+            };
+            println!("DIFFER {r} vs {t}: input frame {}: {place}", d.index);
         }
-        if let Some(i) = (0..base.drops.len().max(other.drops.len())).find(|&i| base.drops.get(i) != other.drops.get(i)) {
-            println!(
-                "DIFFER {r} vs {t}: drop record {i}: {r} {}, {t} {}",
-                base.drops.get(i).map(String::as_str).unwrap_or("(none)"),
-                other.drops.get(i).map(String::as_str).unwrap_or("(none)")
-            );
-            disagree = true;
+        if differences.len() > SHOWN {
+            println!("DIFFER {r} vs {t}: … {} input frames differ in all", differences.len());
         }
-        if !disagree {
+        if differences.is_empty() {
             let frames: usize = base.ports.iter().map(Vec::len).sum();
             println!("{r} and {t} agree: {frames} frames out on {ports} ports, {} drops", base.drops.len());
         }
+        disagree |= !differences.is_empty();
     }
     Ok(if disagree { 1 } else { 0 })
 }

@@ -40,5 +40,5 @@ pub use device::{Arrival, Device, Frame};
 pub use error::{Error, ErrorKind, Result};
 pub use live::{EndReason, EtherSocket, IoMode, LiveDevice};
 pub use memory::{run_batch, BatchResult, MemoryDevice, Output};
-pub use runner::{DropRecord, DropSink, JsonLines, NoDropLog, Runner};
+pub use runner::{DropRecord, DropSink, JsonLines, NoDropLog, Runner, SentSink};
 pub use stats::{PortStats, Stats};

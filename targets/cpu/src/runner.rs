@@ -56,6 +56,35 @@ impl DropSink for NoDropLog {
     }
 }
 
+/// Where the runner says, for each frame it sends on a verdict, which input frame it came
+/// from: `emu sim`'s differ pairs the tiers' frames by it, so a frame one tier lost is one
+/// difference, not a shift of every later frame.
+pub trait SentSink {
+    /// Frame `index` (in arrival order, from 0, as in [`DropRecord::index`]) went out of `port`.
+    fn sent(&mut self, index: u64, port: Port) -> Result<()>;
+    /// Writes out what is buffered; called when the run ends.
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl SentSink for Vec<(u64, Port)> {
+    fn sent(&mut self, index: u64, port: Port) -> Result<()> {
+        self.push((index, port));
+        Ok(())
+    }
+}
+
+/// Writes `{"index":I,"port":P}` lines.
+impl<W: Write> SentSink for JsonLines<W> {
+    fn sent(&mut self, index: u64, port: Port) -> Result<()> {
+        writeln!(self.0, "{{\"index\":{index},\"port\":{port}}}").map_err(|e| Error::io("sent record", e))
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.0.flush().map_err(|e| Error::io("sent record", e))
+    }
+}
+
 /// Runs one NF over frames. Generic over the NF so benchmarks get a direct call; the tool
 /// uses `Runner<dyn NetworkFunction + Send>`.
 pub struct Runner<N: ?Sized + NetworkFunction> {
@@ -66,18 +95,26 @@ pub struct Runner<N: ?Sized + NetworkFunction> {
     index: u64,
     stats: Stats,
     debug: Option<Debugger>,
+    sent: Option<Box<dyn SentSink + Send>>,
 }
 
 impl<N: ?Sized + NetworkFunction> Runner<N> {
     /// A runner of `nf` on `ports` ports with a header window of `window` bytes.
     pub fn new(nf: Box<N>, ports: usize, window: usize) -> Runner<N> {
         let ports = ports.clamp(1, emu::MAX_PORTS);
-        Runner { nf, ports, window, max_frame: emu::DEFAULT_MAX_FRAME, index: 0, stats: Stats::new(ports), debug: None }
+        Runner { nf, ports, window, max_frame: emu::DEFAULT_MAX_FRAME, index: 0, stats: Stats::new(ports), debug: None, sent: None }
     }
 
     /// Runs with a debug unit (docs/debug-protocol.md) on its management port or socket.
     pub fn with_debugger(mut self, debugger: Debugger) -> Runner<N> {
         self.debug = Some(debugger);
+        self
+    }
+
+    /// Reports every frame sent on a verdict, with the index of the frame it came from, to
+    /// `sink` (replies to the debugger and its notifications are not reported).
+    pub fn with_sent_log(mut self, sink: Box<dyn SentSink + Send>) -> Runner<N> {
+        self.sent = Some(sink);
         self
     }
 
@@ -143,7 +180,8 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
     pub fn run<D: Device + ?Sized>(&mut self, device: &mut D, drops: &mut dyn DropSink) -> Result<()> {
         let result = self.run_inner(device, drops);
         let finished = device.finish();
-        result.and(finished)
+        let logged = self.sent.as_mut().map_or(Ok(()), |s| s.flush());
+        result.and(finished).and(logged)
     }
 
     fn run_inner<D: Device + ?Sized>(&mut self, device: &mut D, drops: &mut dyn DropSink) -> Result<()> {
@@ -192,6 +230,9 @@ impl<N: ?Sized + NetworkFunction> Runner<N> {
                 Verdict::Send(mask) => {
                     for p in mask.ports() {
                         device.transmit(p, &frame.data, frame.timestamp)?;
+                        if let Some(sent) = &mut self.sent {
+                            sent.sent(index, p)?;
+                        }
                     }
                 }
                 Verdict::Drop(reason) => drops.record(&DropRecord {
