@@ -90,6 +90,18 @@ fn ipv4(src: u8, dst: [u8; 4]) -> Vec<u8> {
     emu::craft::ethernet(to, from, 0x0800, &payload)
 }
 
+/// The arrays' initial words are in the Verilog, and yosys maps them (an `initial` block that
+/// zeroes the RAM, then sets the constructor's words) without a complaint about them.
+#[test]
+fn yosys_takes_the_initial_words() {
+    let design = emu_hls::backend::Design::from_descriptor(&PORT_ADDRESSES, &Config::new(), 64, 1518).unwrap();
+    let verilog = emu_hls::backend::rtl::verilog(&design).unwrap();
+    assert!(verilog.contains("48'h2000000aa04"), "port 3's MAC is a word of the RAM's initial contents");
+    let stats = emu_hls::hw::tools::yosys_synth_xilinx(&verilog, &design.top_name()).unwrap_or_else(|e| panic!("{e}"));
+    let about_init: Vec<&String> = stats.warnings.iter().filter(|w| w.contains("init") || w.contains("memory")).collect();
+    assert!(about_init.is_empty(), "{about_init:?}");
+}
+
 #[test]
 fn constructor_filled_arrays_and_registers_agree_on_all_four_tiers() {
     let frames: Vec<(Vec<u8>, u8)> = (0..24u8)

@@ -11,7 +11,7 @@
 //! pointer are not where inserts into an empty CAM put them.
 
 use crate::interp::State;
-use crate::ir::{BitVec, Function, StateId, StateKind};
+use crate::ir::{BitVec, Function, StateId, StateKind, StateRole};
 use emu_core::state::ElementKind;
 use emu_core::ElementImage;
 
@@ -107,9 +107,25 @@ impl Initial {
         Initial { registers: vec![None; func.states.len()], ..Initial::default() }
     }
 
-    /// The contents `images` gives `func`'s elements. Every element of `func` must have its
-    /// image (the CPU struct and the IR come from the same source), and every image an
-    /// element.
+    /// The contents the CPU's NF leaves in its state (`images`, every element its
+    /// `elements()` shows): each field of the state struct must be among them, or a wrapper
+    /// NF that forgot to forward `elements()` would start the other tiers at zero.
+    pub fn from_cpu(func: &Function, images: &[ElementImage]) -> Result<Initial, String> {
+        for (_, decl) in func.states.iter().filter(|(_, d)| d.role == StateRole::Field) {
+            if !images.iter().any(|i| i.name == decl.name) {
+                return Err(format!(
+                    "`{}` is in the NF's state, but the CPU's NF does not show it (NetworkFunction::elements): \
+                     an NF that wraps another must forward elements() to it",
+                    decl.name
+                ));
+            }
+        }
+        Initial::from_images(func, images)
+    }
+
+    /// The contents `images` gives `func`'s elements; elements without an image start at
+    /// zero. Every image must name an element (the CPU struct and the IR come from the same
+    /// source).
     pub fn from_images(func: &Function, images: &[ElementImage]) -> Result<Initial, String> {
         let mut init = Initial::zero(func);
         for img in images {
@@ -223,7 +239,7 @@ impl Initial {
                 }
             }
             StateKind::HashTable { .. } | StateKind::Lru { .. } => {
-                if img.entries.iter().any(|e| e.first() == Some(&1)) {
+                if img.unshown_state || img.entries.iter().any(|e| e.first() == Some(&1)) {
                     return cannot("tables in sets start empty after every reset");
                 }
             }

@@ -16,13 +16,14 @@ pub struct Fate {
 
 impl Fate {
     fn said(&self) -> String {
+        let ports: Vec<String> = self.sent.iter().map(|(p, _)| p.to_string()).collect();
+        let sent = format!("sent it on port{} {}", if ports.len() == 1 { "" } else { "s" }, ports.join(", "));
         match (&self.dropped, self.sent.is_empty()) {
-            (Some(r), _) => format!("dropped it ({r})"),
+            (Some(r), true) => format!("dropped it ({r})"),
+            // Not from one run of the runner, which does one or the other: from damaged files.
+            (Some(r), false) => format!("{sent} and dropped it ({r})"),
             (None, true) => "sent nothing for it".into(),
-            (None, false) => {
-                let ports: Vec<String> = self.sent.iter().map(|(p, _)| p.to_string()).collect();
-                format!("sent it on port{} {}", if ports.len() == 1 { "" } else { "s" }, ports.join(", "))
-            }
+            (None, false) => sent,
         }
     }
 }

@@ -29,7 +29,7 @@ impl IrNf {
         let func = compile(source, desc.window)?;
         let mut state = State::new(&func);
         let images = desc.initial_state(config).map_err(|e| e.to_string())?;
-        let initial = Initial::from_images(&func, &images).map_err(|e| format!("{}: {e}", desc.name))?;
+        let initial = Initial::from_cpu(&func, &images).map_err(|e| format!("{}: {e}", desc.name))?;
         initial.load_into(&func, &mut state).map_err(|e| format!("{}: {e}", desc.name))?;
         Ok(IrNf { func, state, errors: 0, first_error: None })
     }

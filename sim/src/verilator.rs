@@ -52,7 +52,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-pub use crate::cache::Fnv64;
+use crate::cache::Fnv64;
 use crate::cache::cached_dir;
 
 /// Where models are cached: [`crate::cache::root`]`("verilator")`.
@@ -266,8 +266,6 @@ impl Drop for VerilatorModel {
     }
 }
 
-
-
 const SETUP: &str = "the Verilator tier needs Debian's verilator and g++: run scripts/setup.sh";
 
 fn spawn_error(cmd: &Command, e: std::io::Error) -> String {
@@ -352,8 +350,8 @@ fn tools() -> Result<&'static Tools, String> {
 
 /// The optimization level of the models' own code: `$EMU_VERILATOR_OPT` (`-O0` to `-O3`, `-Os`),
 /// else `-O2`. A large NF's model takes g++ minutes at `-O2` and seconds at `-O0` (the
-/// memcached cache's largest file: 40 s, 20 s at `-O1`, 7 s at `-O0`), for a simulation a few
-/// times slower: the tests, which run thousands of frames, not millions, build at `-O1`
+/// memcached cache's largest file: 40 s, 20 s at `-O1`, 7 s at `-O0`), for a slower
+/// simulation: the tests, which run thousands of frames, not millions, build at `-O0`
 /// (scripts/test.sh). Verilator's runtime library is always `-O2`: it is built once.
 pub fn model_opt() -> Result<String, String> {
     match std::env::var("EMU_VERILATOR_OPT") {
@@ -416,7 +414,6 @@ fn runtime(root: &Path, tools: &Tools, trace: bool) -> Result<(PathBuf, Vec<Path
     let objects = units.iter().map(|u| dir.join(format!("{u}.o"))).collect();
     Ok((dir, objects))
 }
-
 
 /// What a model is built from: the files, the flags and the hash of it all.
 struct Recipe {
@@ -524,8 +521,6 @@ impl Recipe {
         .map_err(|e| io("cannot write model.txt", e))
     }
 }
-
-/// A lock file held while one process builds; removed on drop.
 
 impl VerilatorModel {
     /// The Verilator model of `design`, from the cache ([`cache_root`]) or built into it.

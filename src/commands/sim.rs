@@ -139,7 +139,9 @@ fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
         let (Some(index), Some(port)) = (v["index"].as_u64(), v["port"].as_u64()) else {
             return Err(format!("{}/sent.jsonl: a line without index and port: {line}", dir.display()));
         };
-        from.get_mut(port as usize).ok_or_else(|| format!("sent.jsonl names port {port}"))?.push(index);
+        from.get_mut(port as usize)
+            .ok_or_else(|| format!("{}/sent.jsonl names port {port}, past the NF's {ports}", dir.display()))?
+            .push(index);
     }
     let mut frames = Vec::new();
     for (port, from) in from.iter().enumerate() {
@@ -151,6 +153,14 @@ fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
                 format!("{}: port{port}.pcap has more frames than sent.jsonl lists", dir.display())
             })?;
             list.push((index, f.data));
+        }
+        if list.len() != from.len() {
+            return Err(format!(
+                "{}: port{port}.pcap has {} frames, sent.jsonl lists {}",
+                dir.display(),
+                list.len(),
+                from.len()
+            ));
         }
         frames.push(list);
     }

@@ -150,6 +150,7 @@ impl Design {
         hw.ports = desc.ports;
         hw.max_frame = max_frame;
         hw.state = desc.initial_state(config).map_err(|e| e.to_string())?;
+        Initial::from_cpu(&func, &hw.state)?;
         Design::new(func, hw)
     }
 

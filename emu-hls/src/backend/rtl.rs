@@ -88,6 +88,9 @@ pub fn modules(design: &Design) -> Result<Vec<Module>, String> {
     let nf = g.nf_module()?;
     let mut out = vec![nf];
     out.extend(g.element_modules());
+    for m in &mut out {
+        m.constant_combs_as_assigns();
+    }
     Ok(out)
 }
 
@@ -1175,65 +1178,63 @@ impl<'a> Gen<'a> {
             ));
             per_state.insert(n, (f.results(inst)[0], start, hi));
         }
-        if start_arms.is_empty() {
-            // No sums, no sum unit (its registers stay at their reset values). Its range
-            // select would be an `always @*` over constants, which has no inputs: an
-            // event-driven simulator (iverilog, Vivado's xsim) never runs it.
-            return Ok((vec![], per_state));
-        }
-        items.push(Item::reg("sum_start", POS));
-        items.push(Item::reg("sum_hi", POS));
-        let mut sel =
-            vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
-        sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
-        items.push(Item::always_comb(sel));
-        // Each lane's contribution: bytes in [start, hi), at an even distance from start in
-        // the high byte of a 16-bit word.
-        let base = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("sum_word_q"), Expr::zero(lb)]);
-        let mut terms = vec![];
-        for j in 0..bus {
-            let p = format!("sum_p{j}");
-            items.push(Item::wire(p.clone(), POS));
-            items.push(Item::assign(id(p.clone()), base.clone().plus(dec(POS, j as u64))));
-            let byte = id("frame_word").slice(8 * j + 7, 8 * j);
-            let inside = id(p.clone()).at_least(id("sum_start")).land(id(p.clone()).less_than(id("sum_hi")));
-            let even = id(p.clone()).bit_at(0).xor(id("sum_start").bit_at(0)).lnot();
-            let c = format!("sum_c{j}");
-            items.push(Item::wire(c.clone(), 32));
-            items.push(Item::assign(
-                id(c.clone()),
-                Expr::mux(
-                    inside,
+        // No sums, no sum unit (its registers stay at their reset values): its range select
+        // would be an `always @*` over constants, which has no inputs, so an event-driven
+        // simulator (iverilog, Vivado's xsim) would never run it.
+        let has_sums = !start_arms.is_empty();
+        if has_sums {
+            items.push(Item::reg("sum_start", POS));
+            items.push(Item::reg("sum_hi", POS));
+            let mut sel =
+                vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
+            sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
+            items.push(Item::always_comb(sel));
+            // Each lane's contribution: bytes in [start, hi), at an even distance from start in
+            // the high byte of a 16-bit word.
+            let base = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("sum_word_q"), Expr::zero(lb)]);
+            let mut terms = vec![];
+            for j in 0..bus {
+                let p = format!("sum_p{j}");
+                items.push(Item::wire(p.clone(), POS));
+                items.push(Item::assign(id(p.clone()), base.clone().plus(dec(POS, j as u64))));
+                let byte = id("frame_word").slice(8 * j + 7, 8 * j);
+                let inside = id(p.clone()).at_least(id("sum_start")).land(id(p.clone()).less_than(id("sum_hi")));
+                let even = id(p.clone()).bit_at(0).xor(id("sum_start").bit_at(0)).lnot();
+                let c = format!("sum_c{j}");
+                items.push(Item::wire(c.clone(), 32));
+                items.push(Item::assign(
+                    id(c.clone()),
                     Expr::mux(
-                        even,
-                        Expr::concat(vec![Expr::zero(16), byte.clone(), Expr::zero(8)]),
-                        Expr::concat(vec![Expr::zero(24), byte]),
+                        inside,
+                        Expr::mux(
+                            even,
+                            Expr::concat(vec![Expr::zero(16), byte.clone(), Expr::zero(8)]),
+                            Expr::concat(vec![Expr::zero(24), byte]),
+                        ),
+                        Expr::zero(32),
                     ),
-                    Expr::zero(32),
-                ),
+                ));
+                terms.push(id(c));
+            }
+            items.push(Item::wire("sum_next", 32));
+            items.push(Item::assign(id("sum_next"), terms.into_iter().fold(id("sum_acc_q"), |acc, t| acc.plus(t))));
+            items.extend(Self::fold_wires("sum_fold", id("sum_next"), 32));
+            items.push(Item::wire("sum_start_word", POS));
+            items.push(Item::assign(
+                id("sum_start_word"),
+                id("sum_start").binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
             ));
-            terms.push(id(c));
+            items.push(Item::wire("sum_last_word", POS));
+            items.push(Item::assign(
+                id("sum_last_word"),
+                id("sum_hi").minus(dec(POS, 1)).binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
+            ));
         }
-        items.push(Item::wire("sum_next", 32));
-        items.push(Item::assign(id("sum_next"), terms.into_iter().fold(id("sum_acc_q"), |acc, t| acc.plus(t))));
-        items.extend(Self::fold_wires("sum_fold", id("sum_next"), 32));
-        items.push(Item::wire("sum_start_word", POS));
-        items.push(Item::assign(
-            id("sum_start_word"),
-            id("sum_start").binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
-        ));
-        items.push(Item::wire("sum_last_word", POS));
-        items.push(Item::assign(
-            id("sum_last_word"),
-            id("sum_hi").minus(dec(POS, 1)).binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
-        ));
         // The buffer's read address: egress's next word, or the sum unit's.
         let next_beat = Expr::mux(id("m_axis_tready"), id("beat_q").plus(dec(self.bw, 1)), id("beat_q"));
-        let sum_addr = Expr::mux(
-            id("sum_busy_q"),
-            id("sum_word_q").plus(dec(self.bw, 1)),
-            id("sum_start_word").slice(self.bw - 1, 0),
-        );
+        let sum_addr = || {
+            Expr::mux(id("sum_busy_q"), id("sum_word_q").plus(dec(self.bw, 1)), id("sum_start_word").slice(self.bw - 1, 0))
+        };
         let mut rd = vec![Stmt::blocking(id("rd_addr"), Expr::zero(self.bw))];
         rd.push(Stmt::if_(
             id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
@@ -1244,7 +1245,7 @@ impl<'a> Gen<'a> {
         for n in sum_states {
             rd.push(Stmt::if_(
                 id("fsm_q").equals(self.codes.nf(n)),
-                vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
+                vec![Stmt::blocking(id("rd_addr"), sum_addr())],
             ));
         }
         rd.push(Stmt::if_(

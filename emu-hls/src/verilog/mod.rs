@@ -122,6 +122,45 @@ impl Module {
     pub fn new(name: impl Into<String>) -> Module {
         Module { name: name.into(), ports: vec![], items: vec![] }
     }
+
+    /// Turns every `always @(*)` that only sets registers to constants (a state element no
+    /// state makes a request of, say) into `assign`s of wires. Such a block reads nothing, so
+    /// an event-driven simulator (iverilog, Vivado's xsim) never runs it and leaves its
+    /// registers at X, where Verilator and yosys see the constants.
+    pub fn constant_combs_as_assigns(&mut self) {
+        let mut constants: Vec<(String, Expr)> = vec![];
+        let mut items = Vec::with_capacity(self.items.len());
+        for item in std::mem::take(&mut self.items) {
+            let sets: Option<Vec<(String, Expr)>> = match &item {
+                Item::Always { trigger: Trigger::Comb, body } if !body.is_empty() => body
+                    .iter()
+                    .map(|st| match st {
+                        Stmt::Blocking(Expr::Ident(name), value @ Expr::Lit(_)) => Some((name.clone(), value.clone())),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => None,
+            };
+            match sets {
+                // Each register set once (a later set would win in the block, not in assigns).
+                Some(sets) if sets.iter().enumerate().all(|(i, (n, _))| sets[..i].iter().all(|(m, _)| m != n)) => {
+                    for (name, value) in &sets {
+                        items.push(Item::Assign { lhs: Expr::Ident(name.clone()), rhs: value.clone() });
+                    }
+                    constants.extend(sets);
+                }
+                _ => items.push(item),
+            }
+        }
+        for item in &mut items {
+            if let Item::Reg { name, width, depth: None, .. } = item {
+                if constants.iter().any(|(n, _)| n == name) {
+                    *item = Item::Wire { name: name.clone(), width: *width };
+                }
+            }
+        }
+        self.items = items;
+    }
 }
 
 /// A declaration or a piece of logic in a module body.

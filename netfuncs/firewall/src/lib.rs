@@ -196,13 +196,14 @@ impl NetworkFunction for Reporting {
     fn probes(&self) -> Option<&'static std::thread::LocalKey<emu::probe::Probes>> {
         self.nf.probes()
     }
-}
 
-impl Drop for Reporting {
-    fn drop(&mut self) {
-        eprint!("{}", self.summary());
+    /// Printed by `emu run` when the run ends (not on drop: the tools also build an NF only
+    /// to read the state its constructor leaves).
+    fn summary(&self) -> String {
+        Reporting::summary(self)
     }
 }
+
 
 fn build_reporting(config: &Config) -> Result<Reporting, ConfigError> {
     let (set, compiled) = load(config)?;

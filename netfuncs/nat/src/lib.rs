@@ -774,13 +774,14 @@ impl NetworkFunction for Reporting {
     fn probes(&self) -> Option<&'static std::thread::LocalKey<emu::probe::Probes>> {
         self.0.probes()
     }
-}
 
-impl Drop for Reporting {
-    fn drop(&mut self) {
-        eprint!("{}", self.summary());
+    /// Printed by `emu run` when the run ends (not on drop: the tools also build an NF only
+    /// to read the state its constructor leaves).
+    fn summary(&self) -> String {
+        Reporting::summary(self)
     }
 }
+
 
 /// How the tools find and build the NAT.
 pub const DESCRIPTOR: NfDescriptor = NfDescriptor {

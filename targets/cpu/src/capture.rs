@@ -11,7 +11,7 @@ use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption
 use pcap_file::pcapng::{Block, PcapNgReader};
 use pcap_file::DataLink;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -93,7 +93,7 @@ impl CaptureReader {
             _ => Error::io(&path.display().to_string(), e),
         })?;
         let mut magic = [0u8; 4];
-        let n = read_up_to(&mut file, &mut magic).map_err(|e| Error::io(&path.display().to_string(), e))?;
+        let n = pcap::read_full(&mut file, &mut magic).map_err(|e| Error::io(&path.display().to_string(), e))?;
         if n == 0 {
             return Err(not_pcap(&path, "the file is empty"));
         }
@@ -231,16 +231,6 @@ fn to_nanos(raw: u64, tsresol: u8) -> u64 {
     }
 }
 
-fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
-}
 
 /// Reads captures (merged by timestamp; ties go to the input given first) and writes
 /// `port<N>.pcap` for each port into a directory.

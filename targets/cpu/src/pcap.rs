@@ -4,12 +4,13 @@
 //! the byte order and whether the fraction of a timestamp is in micro- or nanoseconds. Reading
 //! keeps what libpcap keeps: records whose capture was cut by the snap length (`caplen <
 //! orig_len`) are handed out with both lengths, so the runner can count them as cut. Writing
-//! produces nanosecond pcaps (magic `a1 b2 3c 4d`), which tcpdump, tshark and Wireshark open.
+//! produces little-endian nanosecond pcaps (magic 0xa1b23c4d), which tcpdump, tshark and
+//! Wireshark open.
 //! Doing this here rather than through libpcap means the CPU target needs nothing but Rust.
 
 use std::io::{self, Read, Write};
 
-/// The magic number of a microsecond pcap, in the writer's byte order.
+/// The magic number of a microsecond pcap, as a number (the file holds it in its byte order).
 const MAGIC_MICROS: u32 = 0xa1b2_c3d4;
 /// The magic number of a nanosecond pcap.
 const MAGIC_NANOS: u32 = 0xa1b2_3c4d;
@@ -20,8 +21,9 @@ pub const RECORD_HEADER_LEN: u64 = 16;
 /// libpcap refuses records longer than this (its `MAXIMUM_SNAPLEN`): such a length means a
 /// corrupt file, not a jumbo frame.
 const MAX_RECORD: u32 = 262_144;
-/// The snap length written into output files (libpcap's default for a dead capture).
-const OUT_SNAPLEN: u32 = 65_535;
+/// The snap length written into output files: the largest libpcap reads, so a jumbo frame
+/// (`--max-frame` up to 9018 and more) is never longer than the file says it may be.
+const OUT_SNAPLEN: u32 = MAX_RECORD;
 
 /// `DLT_EN10MB`: Ethernet.
 pub const LINKTYPE_ETHERNET: u32 = 1;
@@ -76,7 +78,7 @@ impl std::fmt::Display for ReadError {
 }
 
 /// Reads as many bytes as there are up to `buf.len()`; the count tells where the input ended.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+pub fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
@@ -112,6 +114,11 @@ impl<R: Read> PcapReader<R> {
             let b = [h[i], h[i + 1], h[i + 2], h[i + 3]];
             if big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }
         };
+        let major = if big_endian { u16::from_be_bytes([h[4], h[5]]) } else { u16::from_le_bytes([h[4], h[5]]) };
+        if major != 2 {
+            // libpcap reads version 2 only (the format has been 2.4 since 1998).
+            return Err(ReadError::Invalid(format!("pcap version {major}, not 2")));
+        }
         let magic = word(0);
         let header = FileHeader { linktype: word(20) & 0x03ff_ffff, snaplen: word(16), nanos: magic == MAGIC_NANOS, big_endian };
         Ok(PcapReader { input, header })
@@ -208,7 +215,9 @@ mod test {
         let w = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
         let mut h = Vec::new();
         h.extend_from_slice(&w(magic));
-        h.extend_from_slice(&w(0x0004_0002)[..]); // major/minor, order irrelevant here
+        let half = |v: u16| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        h.extend_from_slice(&half(2));
+        h.extend_from_slice(&half(4));
         h.extend_from_slice(&w(0));
         h.extend_from_slice(&w(0));
         h.extend_from_slice(&w(96));

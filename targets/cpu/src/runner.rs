@@ -78,10 +78,10 @@ impl SentSink for Vec<(u64, Port)> {
 /// Writes `{"index":I,"port":P}` lines.
 impl<W: Write> SentSink for JsonLines<W> {
     fn sent(&mut self, index: u64, port: Port) -> Result<()> {
-        writeln!(self.0, "{{\"index\":{index},\"port\":{port}}}").map_err(|e| Error::io("sent record", e))
+        writeln!(self.0, "{{\"index\":{index},\"port\":{port}}}").map_err(|e| Error::io("sent.jsonl", e))
     }
     fn flush(&mut self) -> Result<()> {
-        self.0.flush().map_err(|e| Error::io("sent record", e))
+        self.0.flush().map_err(|e| Error::io("sent.jsonl", e))
     }
 }
 

@@ -213,6 +213,10 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> Element for HashTable<
     fn read(&self, index: usize) -> Option<Vec<u8>> {
         self.sets.get(index / WAYS)?.read(index % WAYS)
     }
+    /// A set's round-robin pointer that has moved (its `Cam`'s).
+    fn unshown_state(&self) -> bool {
+        self.sets.iter().any(|set| set.unshown_state())
+    }
     fn write(&mut self, index: usize, entry: &[u8]) -> Result<(), EntryError> {
         let set = index / WAYS;
         if index >= N {
