@@ -19,8 +19,9 @@ fn new_nf_crate_builds_tests_and_runs_on_the_example() {
         assert!(dir.join(f).exists(), "{f}");
     }
 
-    // Share compiled dependencies between runs; the scaffold is its own workspace.
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/scaffold");
+    // The scaffold is its own workspace; in the workspace's target/ it reuses what the test
+    // build compiled of the same crates with the same profile (most of its dependencies).
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let test = Command::new(&cargo).arg("test").current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap();
     assert!(test.status.success(), "cargo test in the new crate:\n{}", text(&test.stderr));
