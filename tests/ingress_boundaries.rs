@@ -56,13 +56,18 @@ fn prefixes() -> Vec<Vec<u8>> {
     out
 }
 
+/// A 60-byte unicast frame from host `src` to host `dst`, which the switch learns from.
+fn learn(dst: u8, src: u8) -> Vec<u8> {
+    let mut f = mac(dst);
+    f.extend(mac(src));
+    f.extend([0x88, 0xb5]);
+    f.resize(60, 0);
+    f
+}
+
 /// The learning pair, then every prefix cut at every length 0 to 80, on ports that vary.
 fn sweep() -> Vec<(Vec<u8>, u8, u64)> {
-    let mut learn = mac(6);
-    learn.extend(mac(3));
-    learn.extend([0x88, 0xb5]);
-    learn.resize(60, 0);
-    let mut frames = vec![(learn, 1, 0)];
+    let mut frames = vec![(learn(6, 3), 1, 0)];
     let mut rng = Rng(0x17b_7e5);
     for p in prefixes() {
         for len in 0..=80 {
@@ -82,13 +87,6 @@ fn agree_on_every_tier(desc: &NfDescriptor, frames: &[(Vec<u8>, u8, u64)]) {
 
 #[test]
 fn a_vlan_frame_cut_inside_its_inner_ethertype_is_switched_on_every_tier() {
-    let learn = |dst: u8, src: u8| {
-        let mut f = mac(dst);
-        f.extend(mac(src));
-        f.extend([0x88, 0xb5]);
-        f.resize(60, 0);
-        f
-    };
     let cut = [&mac(3)[..], &mac(6), &[0x81, 0x00, 0x08, 0x15, 0x08]].concat();
     assert_eq!(cut.len(), 17);
     let frames = vec![(learn(6, 3), 0, 0), (learn(3, 6), 1, 1), (cut, 0, 2), (learn(6, 3), 0, 3), (learn(3, 6), 1, 4)];

@@ -111,6 +111,12 @@ impl Initial {
     /// `elements()` shows): each field of the state struct must be among them, or a wrapper
     /// NF that forgot to forward `elements()` would start the other tiers at zero.
     pub fn from_cpu(func: &Function, images: &[ElementImage]) -> Result<Initial, String> {
+        Initial::shows_every_field(func, images)?;
+        Initial::from_images(func, images)
+    }
+
+    /// The check of [`Initial::from_cpu`] alone: every field of the state struct has its image.
+    pub fn shows_every_field(func: &Function, images: &[ElementImage]) -> Result<(), String> {
         for (_, decl) in func.states.iter().filter(|(_, d)| d.role == StateRole::Field) {
             if !images.iter().any(|i| i.name == decl.name) {
                 return Err(format!(
@@ -120,7 +126,7 @@ impl Initial {
                 ));
             }
         }
-        Initial::from_images(func, images)
+        Ok(())
     }
 
     /// The contents `images` gives `func`'s elements; elements without an image start at
@@ -143,15 +149,7 @@ impl Initial {
         if !same_kind(kind, img.kind) {
             return Err(format!("`{name}` is {} in the hardware but a {:?} on the CPU", kind.with_article(), img.kind));
         }
-        let size = match kind {
-            StateKind::Register { .. } | StateKind::Counter { .. } => 1,
-            StateKind::Array { size, .. }
-            | StateKind::Cam { size, .. }
-            | StateKind::Lru { size, .. }
-            | StateKind::HashTable { size, .. }
-            | StateKind::Tcam { size, .. }
-            | StateKind::Queue { size, .. } => *size as usize,
-        };
+        let size = kind.size().unwrap_or(1) as usize;
         if img.entries.len() != size {
             return Err(format!("`{name}` has {size} entries in the hardware but {} on the CPU", img.entries.len()));
         }

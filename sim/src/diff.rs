@@ -30,15 +30,15 @@ impl Fate {
 
 /// Each input frame's fate, by its index: `ports[p]` lists the frames sent on port `p` with the
 /// index of the input frame each came from, `drops` the (index, reason) of each drop.
-pub fn fates(ports: &[Vec<(u64, Vec<u8>)>], drops: &[(u64, String)]) -> BTreeMap<u64, Fate> {
+pub fn fates(ports: Vec<Vec<(u64, Vec<u8>)>>, drops: Vec<(u64, String)>) -> BTreeMap<u64, Fate> {
     let mut out: BTreeMap<u64, Fate> = BTreeMap::new();
-    for (port, frames) in ports.iter().enumerate() {
+    for (port, frames) in ports.into_iter().enumerate() {
         for (index, bytes) in frames {
-            out.entry(*index).or_default().sent.push((port, bytes.clone()));
+            out.entry(index).or_default().sent.push((port, bytes));
         }
     }
     for (index, reason) in drops {
-        out.entry(*index).or_default().dropped = Some(reason.clone());
+        out.entry(index).or_default().dropped = Some(reason);
     }
     out
 }
@@ -172,9 +172,9 @@ mod test {
         let frame = |i: u64| vec![2, 0, 0, 0, 0, i as u8, 0x88, 0xb5];
         // Six frames, each flooded to ports 1 and 2; the other tier drops frame 2.
         let port: Vec<(u64, Vec<u8>)> = (0..6).map(|i| (i, frame(i))).collect();
-        let cpu = fates(&[vec![], port.clone(), port.clone()], &[]);
+        let cpu = fates(vec![vec![], port.clone(), port.clone()], vec![]);
         let lost: Vec<(u64, Vec<u8>)> = port.iter().filter(|(i, _)| *i != 2).cloned().collect();
-        let hw = fates(&[vec![], lost.clone(), lost], &[(2, "runt".into())]);
+        let hw = fates(vec![vec![], lost.clone(), lost], vec![(2, "runt".into())]);
         let d = compare_fates(&cpu, &hw, "cpu", "verilator");
         assert_eq!(
             d,
@@ -186,7 +186,7 @@ mod test {
         );
         let mut edited = port.clone();
         edited[4].1[5] = 9;
-        let d = compare_fates(&cpu, &fates(&[vec![], port.clone(), edited], &[]), "cpu", "ir");
+        let d = compare_fates(&cpu, &fates(vec![vec![], port.clone(), edited], vec![]), "cpu", "ir");
         assert_eq!(d.len(), 1);
         assert_eq!((d[0].index, d[0].port), (4, Some(2)));
         assert!(d[0].what.contains("ethernet.dst"), "{d:?}");

@@ -9,6 +9,7 @@ use emu_sim::hw_tier::{HwNf, Report};
 use emu_sim::profile::{ProfileHandle, Profiled};
 use emu_sim::verilator::VerilatorModel;
 use emu_sim::{diff, ir_tier::IrNf, Tier};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -118,13 +119,13 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     Ok(code)
 }
 
-/// What one tier did: the frames of each port with the input frame each came from
-/// (`sent.jsonl`), and its drops.
+/// What one tier did with each input frame, read from its pcaps, `sent.jsonl` and
+/// `drops.jsonl`.
 struct Outcome {
-    /// Per port, (input index, bytes) in sending order.
-    ports: Vec<Vec<(u64, Vec<u8>)>>,
-    /// (input index, reason) of each drop.
-    drops: Vec<(u64, String)>,
+    /// Per port, the input frame each frame sent came from, in sending order (`sent.jsonl`).
+    from: Vec<Vec<u64>>,
+    /// Each input frame's fate.
+    fates: BTreeMap<u64, diff::Fate>,
 }
 
 fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
@@ -172,7 +173,7 @@ fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
         };
         drops.push((index, reason.to_string()));
     }
-    Ok(Outcome { ports: frames, drops })
+    Ok(Outcome { from, fates: diff::fates(frames, drops) })
 }
 
 /// The cycle a hardware tier's frame `i` on `port` left it, for the diff.
@@ -186,17 +187,16 @@ const SHOWN: usize = 10;
 fn compare(tiers: &[Tier], out: &Path, ports: usize, sent_at: &SentAt) -> Result<i32, String> {
     let reference = tiers[0];
     let base = outcome(&out.join(reference.name()), ports)?;
-    let base_fates = diff::fates(&base.ports, &base.drops);
     let mut disagree = false;
     for &tier in &tiers[1..] {
         let other = outcome(&out.join(tier.name()), ports)?;
         let (r, t) = (reference.name(), tier.name());
-        let differences = diff::compare_fates(&base_fates, &diff::fates(&other.ports, &other.drops), r, t);
+        let differences = diff::compare_fates(&base.fates, &other.fates, r, t);
         for d in differences.iter().take(SHOWN) {
             let place = match d.port {
                 Some(port) => {
                     // The frame's place on the port in each tier, for the cycle it left.
-                    let at = |o: &Outcome| o.ports[port].iter().position(|(i, _)| *i == d.index);
+                    let at = |o: &Outcome| o.from[port].iter().position(|i| *i == d.index);
                     let when: Vec<String> = [(reference, at(&base)), (tier, at(&other))]
                         .iter()
                         .filter_map(|&(x, i)| sent_at(x, port, i?).map(|c| format!("{x} sent it at cycle {c}")))
@@ -212,8 +212,9 @@ fn compare(tiers: &[Tier], out: &Path, ports: usize, sent_at: &SentAt) -> Result
             println!("DIFFER {r} vs {t}: … {} input frames differ in all", differences.len());
         }
         if differences.is_empty() {
-            let frames: usize = base.ports.iter().map(Vec::len).sum();
-            println!("{r} and {t} agree: {frames} frames out on {ports} ports, {} drops", base.drops.len());
+            let sent: usize = base.from.iter().map(Vec::len).sum();
+            let dropped = base.fates.values().filter(|f| f.dropped.is_some()).count();
+            println!("{r} and {t} agree: {sent} frames out on {ports} ports, {dropped} drops");
         }
         disagree |= !differences.is_empty();
     }

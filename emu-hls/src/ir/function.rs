@@ -120,6 +120,20 @@ impl StateKind {
         }
     }
 
+    /// Its number of entries (words, slots, places); `None` for a register or a counter, which
+    /// hold one value.
+    pub fn size(&self) -> Option<u32> {
+        match self {
+            StateKind::Counter { .. } | StateKind::Register { .. } => None,
+            StateKind::Array { size, .. }
+            | StateKind::Cam { size, .. }
+            | StateKind::Lru { size, .. }
+            | StateKind::HashTable { size, .. }
+            | StateKind::Tcam { size, .. }
+            | StateKind::Queue { size, .. } => Some(*size),
+        }
+    }
+
     /// A table in sets in block RAM (a `hash_table`, an `lru` of more than one set): every
     /// access reads its set's word and writes it back.
     pub fn in_sets(&self) -> bool {

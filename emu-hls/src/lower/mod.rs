@@ -1867,15 +1867,7 @@ impl<'a> Lower<'a> {
             (ElementKind::Array, "get") => Val::Scalar(self.b.array_get(s, a(0)?)),
             (ElementKind::Array, "set") => Val::Scalar(self.b.array_set(s, a(0)?, a(1)?)),
             (ElementKind::Array, "len") | (_, "capacity") => {
-                let n = match self.b.func().states[s].kind {
-                    crate::ir::StateKind::Array { size, .. }
-                    | crate::ir::StateKind::Cam { size, .. }
-                    | crate::ir::StateKind::Lru { size, .. }
-                    | crate::ir::StateKind::HashTable { size, .. }
-                    | crate::ir::StateKind::Tcam { size, .. }
-                    | crate::ir::StateKind::Queue { size, .. } => size,
-                    _ => 0,
-                };
+                let n = self.b.func().states[s].kind.size().unwrap_or(0);
                 Val::Scalar(self.iconst(64, n as u128))
             }
             (ElementKind::Array, "is_empty") => {

@@ -68,13 +68,6 @@ pub trait SentSink {
     }
 }
 
-impl SentSink for Vec<(u64, Port)> {
-    fn sent(&mut self, index: u64, port: Port) -> Result<()> {
-        self.push((index, port));
-        Ok(())
-    }
-}
-
 /// Writes `{"index":I,"port":P}` lines.
 impl<W: Write> SentSink for JsonLines<W> {
     fn sent(&mut self, index: u64, port: Port) -> Result<()> {
