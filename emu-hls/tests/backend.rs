@@ -159,14 +159,14 @@ fn cycles_per_packet_are_bounded_and_as_reported() {
             .min_by_key(|p| p.states.len())
             .expect("the learn-and-flood path");
         let per_packet = report::path_cycles(&d, flood, 60);
-        // The first frame is received, then every frame takes the interval; the run ends at
+        // The first frame takes the latency, then every frame the interval; the run ends at
         // the last frame's final beat.
-        let beats = report::beats(60, width / 8);
-        assert_eq!(driver.cycles, beats + n as u64 * per_packet, "{width} bits: {per_packet} cycles per packet");
+        let latency = report::path_latency(&d, flood, 60);
+        assert_eq!(driver.latencies[0], latency, "{width} bits: the first frame's latency is the report's");
         assert_eq!(
-            driver.latencies[0],
-            report::path_latency(&d, flood, 60),
-            "{width} bits: the first frame's latency is the report's"
+            driver.cycles,
+            latency + (n as u64 - 1) * per_packet,
+            "{width} bits: {per_packet} cycles per packet"
         );
         let text = report::report(&d);
         assert!(text.contains(&format!("| {per_packet} |")), "the report states {per_packet}:\n{text}");

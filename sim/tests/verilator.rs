@@ -356,9 +356,46 @@ fn back_to_back_frames_take_the_reported_cycles() {
             .min_by_key(|p| p.states.len())
             .unwrap();
         let per_packet = report::path_cycles(&d, &learn_flood, 60);
-        assert_eq!(driver.cycles, report::beats(60, width / 8) + n * per_packet, "{width} bits");
-        assert_eq!(driver.latencies[0], report::path_latency(&d, &learn_flood, 60), "{width} bits");
+        let latency = report::path_latency(&d, &learn_flood, 60);
+        assert_eq!(driver.latencies[0], latency, "{width} bits");
+        assert_eq!(driver.cycles, latency + (n - 1) * per_packet, "{width} bits");
         assert!(report::report(&d).contains(&format!("| {per_packet} |")));
+
+        // Known unicast between two learned hosts, back and forth: the learn-then-forward
+        // path, frame after frame at the report's interval.
+        let frame = |dst: u8, src: u8| {
+            let mut f = host(dst).bytes().to_vec();
+            f.extend_from_slice(&host(src).bytes());
+            f.extend_from_slice(&[0x88, 0xb5]);
+            f.resize(60, 0);
+            (f, src - 1)
+        };
+        let run = |n: usize| {
+            let (model, _) = VerilatorModel::build(&d, None).unwrap_or_else(|e| panic!("{e}"));
+            let mut driver = Driver::new(model, width / 8, Pacing::FULL);
+            let mut input = vec![frame(2, 1), frame(1, 2)];
+            input.extend((0..n).map(|k| if k % 2 == 0 { frame(2, 1) } else { frame(1, 2) }));
+            let out = driver.run(&input).unwrap();
+            for (k, o) in out[1..].iter().enumerate() {
+                let to = if k % 2 == 0 { 0b01 } else { 0b10 };
+                assert!(matches!(o, Outcome::Sent(m, _) if *m == to), "{width} bits, frame {}: {o:?}", k + 1);
+            }
+            driver.cycles
+        };
+        let forward = d
+            .sched
+            .paths(&d.func)
+            .into_iter()
+            .filter(|p| p.verdict.starts_with("forward"))
+            .filter(|p| {
+                p.states
+                    .iter()
+                    .any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
+            })
+            .min_by_key(|p| p.states.len())
+            .unwrap();
+        let per_forward = report::path_cycles(&d, &forward, 60);
+        assert_eq!(run(200) - run(100), 100 * per_forward, "{width} bits: {per_forward} cycles per forwarded frame");
     }
 }
 

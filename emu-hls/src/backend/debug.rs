@@ -246,17 +246,18 @@ pub fn element_write(s: &Symbol, symbols: &[Symbol]) -> Option<Stmt> {
 }
 
 /// What the unit sees of the core, as expressions over the NF module's signals (and, by name,
-/// `drop_valid_q`, `drop_reason_q`, `check_reason`, `dst_q`, `in_port_q`, `rx_len_q`, `in_src_q`,
-/// `in_len_q`).
+/// the decided frame's `done_drop_q`, `done_reason_q`, `dst_q`, `in_port_q`, `rx_len_q`, and the
+/// ingress's `in_src_q`, `in_len_q`, `in_full_q`, the egress's `tx_full_q`).
 pub struct Core {
-    /// The core is in its idle phase.
+    /// The core runs no NF state and can take a frame: idle, or handing its decided frame to
+    /// the egress.
     pub idle: Expr,
     /// The ingress holds a whole frame.
     pub held: Expr,
     /// The ingress has no beat of a frame.
     pub empty: Expr,
-    /// The core is sending.
-    pub send: Expr,
+    /// The core hands its decided frame (sent or dropped) to the egress this cycle.
+    pub handoff: Expr,
     /// The ingress takes the first beat of a frame this cycle.
     pub first_beat: Expr,
     /// The ingress takes a beat of a frame this cycle.
@@ -656,8 +657,8 @@ pub const REPLY_LEN: u64 = 60;
 /// from port `m` (`dbg_ib_frame`) is not taken by the core (nor held by a break, nor numbered):
 /// a `reg_read` or `reg_write` request in it runs through the unit's register port as a host's
 /// would, and the reply, 60 bytes from `UNIT_MAC` to the request's source, leaves through port
-/// `m` while the core is idle (the core's send phase with `dbg_reply_q` set: the egress sends
-/// `dbg_reply_word`). Any other request gets the protocol's error (`unsupported` for the
+/// `m` (the core hands it to the egress as a decided frame with `dbg_reply_q` set: the egress
+/// sends `dbg_reply_word`). Any other request gets the protocol's error (`unsupported` for the
 /// requests the host serves over these two); a frame too short to carry a `seq` is dropped
 /// without a reply. The core sees: `dbg_ib_frame` (keep it from taking), `dbg_ib_go` (send the
 /// reply, free the ingress), `dbg_ib_drop` (free the ingress).
@@ -729,12 +730,18 @@ fn inband_path(items: &mut Vec<Item>, run: &mut Vec<Stmt>, reset: &mut Vec<Stmt>
     );
     wire(items, "dbg_ib_status", 8, status);
     let has_seq = len_at_least(hex(17, 22));
-    // Starts when the core is idle and the port asks nothing this cycle.
+    // Starts when the core is idle, the port asks nothing this cycle, and no reply is waiting
+    // for the egress or being sent (the reply's fields are kept until it is out).
+    wire(items, "dbg_reply_busy", 1, id("dbg_reply_q").lor(id("tx_full_q").land(id("tx_reply_q"))));
     wire(
         items,
         "dbg_ib_start",
         1,
-        id("dbg_idle").land(id("dbg_ib_frame")).land(id("dbg_ib_q").equals(hex(2, 0))).land(id("dbg_req_valid").lnot()),
+        id("dbg_idle")
+            .land(id("dbg_ib_frame"))
+            .land(id("dbg_ib_q").equals(hex(2, 0)))
+            .land(id("dbg_req_valid").lnot())
+            .land(id("dbg_reply_busy").lnot()),
     );
     wire(
         items,
@@ -819,20 +826,14 @@ pub fn reply_word(bus: u32, beat_bits: u32) -> Expr {
 }
 
 /// The trace's registers that a reset clears.
-const TRACE_REGS: &[(&str, u32)] = &[
-    ("dbg_trace_q", 1),
-    ("dbg_tr_head_q", 3),
-    ("dbg_tr_count_q", 4),
-    ("dbg_tr_lost_q", 32),
-    ("dbg_now_q", 32),
-    ("dbg_refused_q", 1),
-    ("dbg_sending_q", 1),
-];
+const TRACE_REGS: &[(&str, u32)] =
+    &[("dbg_trace_q", 1), ("dbg_tr_head_q", 3), ("dbg_tr_count_q", 4), ("dbg_tr_lost_q", 32), ("dbg_now_q", 32)];
 
-/// The trace: a record per frame at its verdict (its number, input port, verdict, cycles from
-/// its first beat in, length) into a FIFO of [`TRACE_DEPTH`] the host pops; records that find
-/// it full are counted as lost. A frame the ingress checks refuse is recorded the cycle after
-/// (its drop pulse), when no other verdict can happen, so one record enters per cycle at most.
+/// The trace: a record per frame as the core hands it to the egress (its number, input port,
+/// verdict, cycles from its first beat in to its first beat out or its drop, length) into a
+/// FIFO of [`TRACE_DEPTH`] the host pops; records that find it full are counted as lost. A
+/// frame the ingress checks refuse is handed over like any other, so one record enters per
+/// cycle at most.
 fn trace(
     items: &mut Vec<Item>,
     run: &mut Vec<Stmt>,
@@ -847,9 +848,7 @@ fn trace(
     }
     // The frame in the ingress and in the core: when its first beat came, and its first bytes.
     let snap = 8 * TRACE_SNAP as u32;
-    for (name, w) in
-        [("dbg_in_t0_q", 32), ("dbg_t0_q", 32), ("dbg_pend_q", 96), ("dbg_in_bytes_q", snap), ("dbg_bytes_q", snap)]
-    {
+    for (name, w) in [("dbg_in_t0_q", 32), ("dbg_t0_q", 32), ("dbg_in_bytes_q", snap), ("dbg_bytes_q", snap)] {
         items.push(Item::reg(name, w));
     }
     items.push(Item::memory("dbg_tr_bytes", snap, TRACE_DEPTH as u64));
@@ -861,46 +860,32 @@ fn trace(
         items.push(Item::memory(name, w, depth));
         items.push(Item::wire(format!("{name}_new"), w));
     }
-    let lat = |t0: Expr| id("dbg_now_q").minus(t0);
-    let refused = id("drop_valid_q").land(id("dbg_refused_q"));
-    let dropped = id("drop_valid_q").land(id("dbg_refused_q").lnot());
-    let mut sent = core.send.clone().land(id("dbg_sending_q").lnot());
+    // (The frame's first beat out, or its drop, is the cycle after the handoff.)
+    let latency = id("dbg_now_q").plus(Expr::hex(32, 1)).minus(id("dbg_t0_q"));
+    let mut handoff = core.handoff.clone();
     if inband {
         // An in-band reply is not a frame the NF sent.
-        sent = sent.land(id("dbg_reply_q").lnot());
+        handoff = handoff.land(id("dbg_reply_q").lnot());
     }
-    let core_meta = |kind: bool| Expr::concat(vec![Expr::zero(23), Expr::bit(kind), id("in_port_q")]);
-    let pend = |hi: u32, lo: u32| id("dbg_pend_q").slice(hi, lo);
-    // The refused frame's record, kept a cycle: packet (32), port (8), reason (8), latency (32), length (16).
+    let sent = id("done_drop_q").lnot();
     let new = [
-        ("dbg_tr_packet_new", Expr::mux(refused.clone(), pend(95, 64), id("dbg_packets_q").minus(Expr::hex(32, 1)))),
-        (
-            "dbg_tr_meta_new",
-            Expr::mux(
-                refused.clone(),
-                Expr::concat(vec![Expr::zero(24), pend(63, 56)]),
-                Expr::mux(sent.clone(), core_meta(true), core_meta(false)),
-            ),
-        ),
+        ("dbg_tr_packet_new", id("dbg_packets_q").minus(Expr::hex(32, 1))),
+        ("dbg_tr_meta_new", Expr::concat(vec![Expr::zero(23), sent.clone(), id("in_port_q")])),
         (
             "dbg_tr_detail_new",
             Expr::mux(
-                refused.clone(),
-                Expr::concat(vec![Expr::zero(24), pend(55, 48)]),
-                Expr::mux(
-                    sent.clone(),
-                    Expr::concat(vec![Expr::zero(28), id("dst_q")]),
-                    Expr::concat(vec![Expr::zero(24), id("drop_reason_q")]),
-                ),
+                sent,
+                Expr::concat(vec![Expr::zero(28), id("dst_q")]),
+                Expr::concat(vec![Expr::zero(24), id("done_reason_q")]),
             ),
         ),
-        ("dbg_tr_latency_new", Expr::mux(refused.clone(), pend(47, 16), lat(id("dbg_t0_q")))),
-        ("dbg_tr_len_new", Expr::mux(refused.clone(), pend(15, 0), id("rx_len_q"))),
+        ("dbg_tr_latency_new", latency),
+        ("dbg_tr_len_new", id("rx_len_q")),
     ];
     for (name, e) in new {
         items.push(Item::assign(id(name), e));
     }
-    let event = id("dbg_trace_q").land(refused.lor(dropped).lor(sent));
+    let event = id("dbg_trace_q").land(handoff);
     let pop = wr.clone().land(at(reg::TRACE_POP)).land(id("dbg_tr_count_q").not_equals(Expr::zero(4)));
     let full = id("dbg_tr_count_q").equals(Expr::dec(4, depth as u128));
     let tail = id("dbg_tr_head_q").plus(id("dbg_tr_count_q").slice(2, 0));
@@ -908,33 +893,17 @@ fn trace(
     for name in ["dbg_tr_packet", "dbg_tr_meta", "dbg_tr_detail", "dbg_tr_latency", "dbg_tr_len"] {
         push.push(Stmt::nb(id(name).index(tail.clone()), id(format!("{name}_new"))));
     }
-    // (A refused frame's bytes are the core's copy too: taken the cycle before its record.)
+    // (A refused frame's bytes are the core's copy too: taken when the core refused it.)
     push.push(Stmt::nb(id("dbg_tr_bytes").index(tail.clone()), id("dbg_bytes_q")));
     let take = id("dbg_take");
     run.extend(snoop(core));
     run.push(Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_bytes_q"), id("dbg_in_bytes_q"))]));
     run.extend([
         Stmt::nb(id("dbg_now_q"), id("dbg_now_q").plus(Expr::hex(32, 1))),
-        Stmt::nb(id("dbg_sending_q"), core.send.clone()),
         Stmt::if_(core.first_beat.clone(), vec![Stmt::nb(id("dbg_in_t0_q"), id("dbg_now_q"))]),
         // (A frame held at a break reaches the ingress when released: the hold is not its
         // latency.)
         Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_t0_q"), id("dbg_in_t0_q"))]),
-        // A frame the checks refuse: its record waits for the drop pulse.
-        Stmt::nb(id("dbg_refused_q"), take.clone().land(id("check_reason").not_equals(Expr::zero(8)))),
-        Stmt::if_(
-            take,
-            vec![Stmt::nb(
-                id("dbg_pend_q"),
-                Expr::concat(vec![
-                    id("dbg_packets_q"),
-                    id("in_src_q"),
-                    id("check_reason"),
-                    lat(id("dbg_in_t0_q")),
-                    id("in_len_q"),
-                ]),
-            )],
-        ),
         Stmt::if_(wr.clone().land(at(reg::TRACE)), vec![Stmt::nb(id("dbg_trace_q"), id("dbg_rq_wdata").bit_at(0))]),
         Stmt::if_else(
             wr.clone().land(at(reg::TRACE_LOST)),

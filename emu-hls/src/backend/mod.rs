@@ -11,10 +11,11 @@
 //!
 //! # The microarchitecture
 //!
-//! Two stages, so a frame is received while the one before is processed and sent:
+//! Three stages, each on its own frame, so a frame is received while the one before is
+//! processed and the one before that is sent:
 //!
 //! 1. **ingress**: while it holds no frame (`s_axis_tready` high) it takes beats into one of
-//!    two packet-buffer slots (block RAM, one bus word per address) and the first
+//!    three packet-buffer slots (block RAM, one bus word per address) and the first
 //!    [`Function::window`] bytes into its window registers (zeros past the frame's end). The
 //!    first beat's `tuser[23:16]` gives the input port (the lowest set bit `b`: port `b / 2`,
 //!    so NF port `k` is bit `2k` and DMA port `k` maps to `k` as well). Bytes past the buffer
@@ -22,23 +23,26 @@
 //!    until the core takes it.
 //! 2. **core**, one frame at a time:
 //!    - **idle** (one cycle per frame): `emu_core::check_frame`'s ingress checks on the held
-//!      frame; a failing frame is dropped with its reason, a passing one is taken: its window,
-//!      length, port and slot move into the core's registers and the ingress is free again;
+//!      frame; a passing one is taken: its window, length, port and slot move into the core's
+//!      registers and the ingress is free again (a failing one is decided as a drop);
 //!    - **the NF's states** ([`crate::sched`]): the operations over the window registers, the
 //!      length register, the metadata and the state elements; a `return` resolves the verdict
 //!      (`Action::resolve`) into the output ports or a drop;
-//!    - **send**: the frame beat by beat with `m_axis_tvalid` high, the edited window over the
-//!      buffer's bytes (the buffer's first word is read in the NF's last state),
-//!      `tuser[15:0]` the new length, `[23:16]` the source and `[31:24]` the destination ports.
+//!    - **done**: the decided frame waits until the egress is free (or sends its last beat in
+//!      this cycle) and is handed over; in the same cycle the core is idle and takes the next.
+//! 3. **egress**: the frame beat by beat with `m_axis_tvalid` high: the bytes the NF wrote
+//!    (copied from the core's window at the handoff) over the buffer's, read a word ahead,
+//!    `tuser[15:0]` the new length, `[23:16]` the source and `[31:24]` the destination ports.
+//!    A drop passes through it too, as one cycle of `stat_drop_valid` with its code on
+//!    `stat_drop_reason` (`DropReason as u8`), so frames and drops leave in arrival order and
+//!    the tiers compare drops as well as frames.
 //!
-//! Back to back, a frame costs the core 1 + its NF states + its beats, and the ingress its
-//! beats + 1; the larger is the initiation interval ([`report::path_cycles`]).
+//! Back to back, a frame costs the core 1 + its NF states, the ingress its beats + 1 and the
+//! egress its beats; the largest is the initiation interval ([`report::path_cycles`]).
 //!
-//! Every drop shows for one cycle on `stat_drop_valid` with its code on `stat_drop_reason`
-//! (`DropReason as u8`): the tiers compare drops as well as frames.
-//!
-//! Next: a third stage, so the core processes a frame while the one before is sent
-//! (docs/architecture.md §4.3: ingress → core → egress, decoupled by FIFOs).
+//! Next: a pipelined core (several frames in its states at once, hazards on the state
+//! elements resolved by forwarding or a stall both tiers take), and cut-through where the
+//! verdict needs only the header window.
 
 pub mod debug;
 pub mod hold;

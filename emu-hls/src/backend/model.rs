@@ -46,15 +46,35 @@ pub struct Outputs {
     pub drop: Option<DropReason>,
 }
 
-/// What the core (the NF and egress, one packet at a time) is doing.
+/// What the core (the NF, one packet at a time) is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     /// Waiting for a received frame; with one, checks it and takes it (one cycle).
     Idle,
     /// An NF state; for a sum state, the cycles spent in it so far.
     Nf(StateNo, u64),
-    /// Sending beat `.0`.
-    Send(usize),
+    /// The frame is decided: it waits to be handed to the egress, which takes it when it is
+    /// free or sends its last beat in this cycle. The same cycle, the core is idle.
+    Done(Handoff),
+}
+
+/// A decided frame as the core hands it to the egress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handoff {
+    /// Send the core's frame out of these ports (a mask).
+    Send(u32),
+    /// Drop it: the egress shows the reason for a cycle, in order with the frames it sends.
+    Drop(DropReason),
+}
+
+/// The egress: sending a frame the core handed over, while the core works on the next.
+#[derive(Debug, Clone)]
+struct Egress {
+    frame: Vec<u8>,
+    in_port: u8,
+    dst_ports: u32,
+    /// The beat on the bus.
+    beat: usize,
 }
 
 /// The ingress: receiving a frame into one of two buffer slots, or holding a received one
@@ -82,10 +102,11 @@ pub struct CycleModel {
     rx_len: u16,
     timestamp: u64,
     values: Vec<Option<BitVec>>,
-    dst_ports: u32,
+    egress: Option<Egress>,
     drop_out: Option<DropReason>,
     cycles: u64,
-    /// Clock edges spent in each FSM state, then idle, then sending ([`CycleModel::state_cycles`]).
+    /// Clock edges spent in each FSM state, then idle, then decided and waiting for the
+    /// egress ([`CycleModel::state_cycles`]).
     state_cycles: Vec<u64>,
     /// Edges left before the tables in block RAM are swept empty (after a reset, and at
     /// power-on): the core takes no frame until then.
@@ -137,7 +158,7 @@ impl CycleModel {
             rx_len: 0,
             timestamp: 0,
             values: vec![],
-            dst_ports: 0,
+            egress: None,
             drop_out: None,
             cycles: 0,
             state_cycles: vec![0; design.sched.states.len() + 2],
@@ -152,7 +173,8 @@ impl CycleModel {
 
     /// Clock edges so far per phase of the core: entry `n` for FSM state `n` (of
     /// `design.sched.states`), then one for idle (waiting for a frame, or taking one through
-    /// the ingress checks), then one for sending. They sum to [`CycleModel::cycles`].
+    /// the ingress checks), then one for a decided frame waiting for the egress to be free.
+    /// They sum to [`CycleModel::cycles`].
     pub fn state_cycles(&self) -> &[u64] {
         &self.state_cycles
     }
@@ -170,64 +192,83 @@ impl CycleModel {
     /// The outputs in the current cycle.
     pub fn outputs(&self) -> Outputs {
         let bus = self.design.config.bus_bytes;
-        let m_axis = match self.phase {
-            Phase::Send(beat) => {
-                let len = self.frame.len();
-                let start = beat * bus;
-                let mut tdata = vec![0u8; bus];
-                let mut tkeep = 0u64;
-                for (j, byte) in tdata.iter_mut().enumerate() {
-                    if start + j < len {
-                        *byte = self.frame[start + j];
-                        tkeep |= 1 << j;
-                    }
+        let m_axis = self.egress.as_ref().map(|e| {
+            let len = e.frame.len();
+            let start = e.beat * bus;
+            let mut tdata = vec![0u8; bus];
+            let mut tkeep = 0u64;
+            for (j, byte) in tdata.iter_mut().enumerate() {
+                if start + j < len {
+                    *byte = e.frame[start + j];
+                    tkeep |= 1 << j;
                 }
-                let tuser = (len as u128 & 0xffff)
-                    | ((one_hot_ports(1 << self.in_port) as u128) << 16)
-                    | ((one_hot_ports(self.dst_ports) as u128) << 24);
-                Some(Beat { tdata, tkeep, tuser, tlast: start + bus >= len })
             }
-            _ => None,
-        };
+            let tuser = (len as u128 & 0xffff)
+                | ((one_hot_ports(1 << e.in_port) as u128) << 16)
+                | ((one_hot_ports(e.dst_ports) as u128) << 24);
+            Beat { tdata, tkeep, tuser, tlast: start + bus >= len }
+        });
         Outputs { s_axis_tready: !self.ingress.full, m_axis, drop: self.drop_out }
     }
 
-    /// One rising clock edge with `inputs`. Ingress and core act on the state before the
-    /// edge: the core takes a held frame (freeing the ingress) at the same edge as it would
-    /// otherwise idle, and the ingress takes no beat while it holds a frame.
+    /// One rising clock edge with `inputs`. The stages act on the state before the edge: the
+    /// egress sends a beat; the core hands a decided frame to the egress when the egress is
+    /// free or finishing, and in the same edge takes a held frame (freeing the ingress) as it
+    /// would when idle; the ingress takes no beat while it holds a frame.
     pub fn clock(&mut self, inputs: &Inputs) {
         self.cycles += 1;
         let states = self.design.sched.states.len();
         let at = match self.phase {
             Phase::Nf(n, _) => n,
             Phase::Idle => states,
-            Phase::Send(_) => states + 1,
+            Phase::Done(_) => states + 1,
         };
         self.state_cycles[at] += 1;
         self.drop_out = None;
         let ingress_ready = !self.ingress.full;
         let swept = self.sweep == 0;
         self.sweep = self.sweep.saturating_sub(1);
+        let bus = self.design.config.bus_bytes;
+        if let (Some(e), true) = (&mut self.egress, inputs.m_axis_tready) {
+            if (e.beat + 1) * bus >= e.frame.len() {
+                self.egress = None;
+            } else {
+                e.beat += 1;
+            }
+        }
         match self.phase {
-            Phase::Idle => {
-                if self.ingress.full && swept {
-                    self.take();
+            Phase::Idle => self.idle(swept),
+            Phase::Done(h) => {
+                if self.egress.is_none() {
+                    self.hand_off(h);
+                    self.phase = Phase::Idle;
+                    self.idle(swept);
                 }
             }
             Phase::Nf(n, spent) => self.nf_state(n, spent),
-            Phase::Send(beat) => {
-                if inputs.m_axis_tready {
-                    let bus = self.design.config.bus_bytes;
-                    if (beat + 1) * bus >= self.frame.len() {
-                        self.phase = Phase::Idle;
-                    } else {
-                        self.phase = Phase::Send(beat + 1);
-                    }
-                }
-            }
         }
         if let (true, Some(beat)) = (ingress_ready, &inputs.s_axis) {
             self.receive(beat);
+        }
+    }
+
+    fn idle(&mut self, swept: bool) {
+        if self.ingress.full && swept {
+            self.take();
+        }
+    }
+
+    fn hand_off(&mut self, h: Handoff) {
+        match h {
+            Handoff::Drop(reason) => self.drop_out = Some(reason),
+            Handoff::Send(mask) => {
+                self.egress = Some(Egress {
+                    frame: std::mem::take(&mut self.frame),
+                    in_port: self.in_port,
+                    dst_ports: mask,
+                    beat: 0,
+                })
+            }
         }
     }
 
@@ -260,7 +301,7 @@ impl CycleModel {
         let verdict =
             if i.oversize && !i.frame.is_empty() { Err(DropReason::Oversize) } else { check_frame(&i.frame, max) };
         match verdict {
-            Err(reason) => self.drop_out = Some(reason),
+            Err(reason) => self.phase = Phase::Done(Handoff::Drop(reason)),
             Ok(()) => {
                 self.rx_len = i.frame.len() as u16;
                 self.in_port = i.in_port;
@@ -310,16 +351,12 @@ impl CycleModel {
         match next {
             None => self.phase = Phase::Nf(n + 1, 0),
             Some(Next::Block(b)) => self.phase = Phase::Nf(self.start_of(b), 0),
-            Some(Next::Done(action)) => match action.resolve(self.in_port, d.config.ports) {
-                Verdict::Drop(reason) => {
-                    self.drop_out = Some(reason);
-                    self.phase = Phase::Idle;
-                }
-                Verdict::Send(mask) => {
-                    self.dst_ports = mask.0;
-                    self.phase = Phase::Send(0);
-                }
-            },
+            Some(Next::Done(action)) => {
+                self.phase = Phase::Done(match action.resolve(self.in_port, d.config.ports) {
+                    Verdict::Drop(reason) => Handoff::Drop(reason),
+                    Verdict::Send(mask) => Handoff::Send(mask.0),
+                })
+            }
         }
     }
 
@@ -383,7 +420,8 @@ impl Pacing {
 }
 
 /// Drives frames through the hardware (the model, or the rust-hdl block) and collects what
-/// comes out, one [`Outcome`] per frame in order (one packet at a time keeps the order).
+/// comes out, one [`Outcome`] per frame in order (the stages keep it: a drop leaves through the
+/// egress too).
 pub struct Driver<H: Clocked> {
     /// The hardware driven.
     pub hw: H,

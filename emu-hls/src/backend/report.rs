@@ -11,48 +11,49 @@ pub fn beats(len: usize, bus_bytes: usize) -> u64 {
     len.max(1).div_ceil(bus_bytes) as u64
 }
 
-/// The core's cycles for one frame of `len` bytes on `path`: check and take (1), the NF
-/// states (a sum state counted at its shortest, one word: 2), and, unless the path drops,
-/// send (one per beat). Back to back, this is the initiation interval when the ingress keeps
-/// up (it needs one cycle per beat plus one to hand the frame over).
-pub fn path_interval(design: &Design, path: &Path, len: usize) -> u64 {
+/// The core's cycles for one frame on `path`: check and take (1) and the NF states (a sum
+/// state counted at its shortest, one word: 2). The core takes the next frame in the cycle it
+/// hands this one to the egress, so back to back this is its initiation interval.
+pub fn path_interval(design: &Design, path: &Path) -> u64 {
     let nf: u64 = path.states.iter().map(|s| if design.sched.states[*s].kind == FsmKind::Sum { 2 } else { 1 }).sum();
-    interval(design, nf, path.drops, len)
+    1 + nf
 }
 
-/// [`path_interval`] of a path whose NF states take `nf` cycles.
-fn interval(design: &Design, nf: u64, drops: bool, len: usize) -> u64 {
-    let send = if drops { 0 } else { beats(len, design.config.bus_bytes) };
-    1 + nf + send
+/// Cycles per packet back to back for a path whose NF states take `nf` cycles: the slowest
+/// stage's interval, the core's (1 + `nf`) or the ingress's (one per beat, plus one to hand
+/// the frame over). The egress's, one per beat, is never the larger.
+fn cycles(design: &Design, nf: u64, len: usize) -> u64 {
+    (1 + nf).max(beats(len, design.config.bus_bytes) + 1)
 }
 
-/// Cycles per packet back to back for a path whose NF states take `nf` cycles.
-fn cycles(design: &Design, nf: u64, drops: bool, len: usize) -> u64 {
-    interval(design, nf, drops, len).max(beats(len, design.config.bus_bytes) + 1)
+/// One frame's latency through an idle design on a path whose NF states take `nf` cycles:
+/// receive (one per beat), check and take (1), the NF states, the handoff to the egress (1),
+/// then to its last beat sent (one per beat) or, for a drop, to the drop.
+fn latency(design: &Design, nf: u64, drops: bool, len: usize) -> u64 {
+    let b = beats(len, design.config.bus_bytes);
+    b + 1 + nf + 1 + if drops { 0 } else { b }
 }
 
 /// The fewest and the most cycles per packet back to back for frames of `len` bytes, over
 /// every path through the NF (`None` without one).
 pub fn cycles_range(design: &Design, len: usize) -> Option<(u64, u64)> {
     let v = design.sched.verdicts(&design.func);
-    let lo = v.iter().map(|v| cycles(design, v.min_weight, v.drops, len)).min()?;
-    let hi = v.iter().map(|v| cycles(design, v.max_weight, v.drops, len)).max()?;
+    let lo = v.iter().map(|v| cycles(design, v.min_weight, len)).min()?;
+    let hi = v.iter().map(|v| cycles(design, v.max_weight, len)).max()?;
     Some((lo, hi))
 }
 
 /// Paths beyond this many are reported by verdict, not one by one.
 pub const PATHS_LISTED: u128 = 200;
 
-/// Cycles per packet back to back on `path`: the larger of the core's interval and the
-/// ingress's.
+/// Cycles per packet back to back on `path`: the slowest stage's interval.
 pub fn path_cycles(design: &Design, path: &Path, len: usize) -> u64 {
-    path_interval(design, path, len).max(beats(len, design.config.bus_bytes) + 1)
+    path_interval(design, path).max(beats(len, design.config.bus_bytes) + 1)
 }
 
-/// One frame's latency on `path` through an idle design: receive (one per beat), then the
-/// core's interval (to the last beat sent, or to the drop).
+/// One frame's latency on `path` through an idle design, to its last beat sent or its drop.
 pub fn path_latency(design: &Design, path: &Path, len: usize) -> u64 {
-    beats(len, design.config.bus_bytes) + path_interval(design, path, len)
+    latency(design, path_interval(design, path) - 1, path.drops, len)
 }
 
 /// The report as text.
@@ -73,8 +74,8 @@ pub fn report(design: &Design) -> String {
     );
     let _ = writeln!(
         r,
-        "The ingress receives a frame into one of two buffer slots while the core checks, \
-         processes and sends the one before."
+        "Three stages, each on its own frame: the ingress receives one into a buffer slot, the \
+         core checks and processes the one before, the egress sends the one before that."
     );
     let _ = writeln!(r);
     let _ = writeln!(r, "## FSM: {} states (chain limit {CHAIN_LIMIT} levels)", d.sched.states.len());
@@ -87,9 +88,11 @@ pub fn report(design: &Design) -> String {
     let _ = writeln!(r);
     let _ = writeln!(
         r,
-        "Per packet, back to back = the core's check 1 + NF states + send ⌈len/{bus}⌉ (the ingress, \
-         ⌈len/{bus}⌉ + 1, overlaps it). Latency through an idle design adds the receive, \
-         ⌈len/{bus}⌉. A sum state takes 1 + one per {bus}-byte word summed (counted here at one word)."
+        "Per packet, back to back = the slowest stage: the core's check 1 + NF states, or the \
+         ingress's ⌈len/{bus}⌉ + 1 (the egress's ⌈len/{bus}⌉ overlaps both). Latency through an \
+         idle design = receive ⌈len/{bus}⌉ + check 1 + NF states + handoff 1 + send ⌈len/{bus}⌉ \
+         (none for a drop). A sum state takes 1 + one per {bus}-byte word summed (counted here at \
+         one word)."
     );
     let _ = writeln!(r);
     let verdicts = d.sched.verdicts(f);
@@ -143,14 +146,14 @@ pub fn report(design: &Design) -> String {
                 } else {
                     format!("{}–{}", v.min_states, v.max_states)
                 },
-                span(&|w| cycles(d, w, v.drops, 64)),
-                span(&|w| beats(64, bus) + interval(d, w, v.drops, 64)),
-                span(&|w| cycles(d, w, v.drops, 1518))
+                span(&|w| cycles(d, w, 64)),
+                span(&|w| latency(d, w, v.drops, 64)),
+                span(&|w| cycles(d, w, 1518))
             );
         }
     }
     let refused = beats(64, bus) + 1;
-    let _ = writeln!(r, "| (ingress check fails) | drop | 0 | {refused} | {} | — |", refused);
+    let _ = writeln!(r, "| (ingress check fails) | drop | 0 | {refused} | {} | — |", refused + 1);
     let _ = writeln!(r);
     let _ = writeln!(
         r,
@@ -171,17 +174,23 @@ pub fn report(design: &Design) -> String {
     let _ = writeln!(r, "| memory | kind | width × depth | bits |");
     let _ = writeln!(r, "|---|---|---|---|");
     let words = d.buffer_words();
-    let _ = writeln!(r, "| packet buffer | block RAM | {} × {words} | {} |", 8 * bus, 8 * bus * words);
+    let _ = writeln!(
+        r,
+        "| packet buffer (3 slots: ingress, core, egress) | block RAM | {} × 3 × {words} | {} |",
+        8 * bus,
+        3 * 8 * bus * words
+    );
     // Only the window bytes the NF (and the ingress checks) name are registers; the rest are
     // sent from the packet buffer.
-    let (ingress, core) = super::rtl::held_window_bytes(f);
+    let (ingress, core, egress) = super::rtl::held_window_bytes(f);
     let _ = writeln!(
         r,
         "| received window (bytes the NF or the checks use) | registers | {ingress} bytes | {} |",
         8 * ingress
     );
     let _ = writeln!(r, "| core window (bytes the NF uses) | registers | {core} bytes | {} |", 8 * core);
-    let mut ff = 8 * (ingress + core) as usize + 16 * 3 + 8 + 32 + 8 * bus + 64;
+    let _ = writeln!(r, "| egress window (bytes the NF writes) | registers | {egress} bytes | {} |", 8 * egress);
+    let mut ff = 8 * (ingress + core + egress) as usize + 16 * 5 + 8 * 2 + 32 + 2 * 8 * bus + 64;
     for (_, s) in f.states.iter() {
         let (kind, shape, bits) = element_bits(&s.kind);
         ff += match s.kind {
@@ -195,7 +204,7 @@ pub fn report(design: &Design) -> String {
     let _ = writeln!(r);
     let _ = writeln!(r, "## Resource estimate");
     let _ = writeln!(r);
-    let bram_bits = 8 * bus * words
+    let bram_bits = 3 * 8 * bus * words
         + f.states
             .iter()
             .filter(|(_, s)| {

@@ -27,7 +27,7 @@ use crate::verilog::{identifier, index_width, Dir, Expr, Instance, Item, Literal
 use emu_core::DropReason;
 use std::collections::{HashMap, HashSet};
 
-/// The codes of `fsm_q`: idle, sending, then the NF's states from 2 up.
+/// The codes of `fsm_q`: idle, done, then the NF's states from 2 up.
 #[derive(Debug, Clone, Copy)]
 pub struct StateCodes {
     width: u32,
@@ -36,8 +36,9 @@ pub struct StateCodes {
 impl StateCodes {
     /// Waiting for a received frame; with one, the ingress checks and taking it.
     pub const IDLE: u64 = 0;
-    /// Sending.
-    pub const SEND: u64 = 1;
+    /// A decided frame (sent to `dst_q`, or dropped with `done_reason_q`) waiting for the
+    /// egress; when the egress takes it, the core is idle in the same cycle.
+    pub const DONE: u64 = 1;
 
     fn new(states: usize) -> StateCodes {
         StateCodes { width: index_width(2 + states as u64) }
@@ -113,9 +114,13 @@ struct Gen<'a> {
     bounds: Bounds,
     /// Element names in Verilog, by element.
     elem: HashMap<StateId, String>,
-    /// The window bytes the core keeps in `win_q`, and those the ingress keeps in `in_win_q`.
+    /// The window bytes the core keeps in `win_q`, those the ingress keeps in `in_win_q`, and
+    /// those the egress keeps in `tx_win_q` (the bytes the NF writes).
     core: WindowBytes,
     ingress: WindowBytes,
+    egress: WindowBytes,
+    /// Whether the NF has a sum: then the core reads the packet buffer too.
+    sums: bool,
     /// Whether the NF sets the length: then bytes past the shortest length it set read 0.
     sets_len: bool,
     /// Per state, the element requests whose key is known before the state (defined in an
@@ -270,8 +275,9 @@ fn preloads(d: &Design) -> HashMap<StateNo, Vec<(StateId, Value)>> {
 
 /// Which header-window bytes a window register holds, packed in position order. A byte the NF
 /// never names at a constant position (and the ingress checks never read) is not held: the
-/// send phase and the sum unit take it from the packet buffer, which has the received frame.
-/// This keeps the two window registers to the bytes the NF uses (14 of 64 for a switch).
+/// egress and the sum unit take it from the packet buffer, which has the received frame.
+/// This keeps the window registers to the bytes the NF uses (14 of 64 for a switch; the
+/// egress's to those it writes, none for a switch).
 #[derive(Debug, Clone)]
 struct WindowBytes {
     /// Per window position, its byte's place in the register.
@@ -333,12 +339,33 @@ fn used_window_bytes(f: &crate::ir::Function) -> Vec<bool> {
     used
 }
 
-/// How many window bytes the ingress's and the core's window registers hold.
-pub(crate) fn held_window_bytes(f: &crate::ir::Function) -> (u32, u32) {
+/// The window positions the NF writes: each constant-position write's bytes, or every position
+/// when a write's position is computed. The egress keeps these bytes of the edited window and
+/// sends the others from the packet buffer, which has the received frame.
+fn written_window_bytes(f: &crate::ir::Function) -> Vec<bool> {
+    let mut written = vec![false; f.window as usize];
+    for &b in &f.layout {
+        for &i in &f.blocks[b].insts {
+            let Op::PktWrite(a, v) = &f.insts[i].op else { continue };
+            if a.base.is_some() {
+                return vec![true; f.window as usize];
+            }
+            let end = a.offset.saturating_add(f.value_type(*v).width() as u32 / 8).min(f.window);
+            for p in a.offset.min(end)..end {
+                written[p as usize] = true;
+            }
+        }
+    }
+    written
+}
+
+/// How many window bytes the ingress's, the core's and the egress's window registers hold.
+pub(crate) fn held_window_bytes(f: &crate::ir::Function) -> (u32, u32, u32) {
     let used = used_window_bytes(f);
     let core = used.iter().filter(|&&u| u).count() as u32;
     let ingress = (0..f.window).filter(|&p| used[p as usize] || checked_window_bytes(p)).count() as u32;
-    (ingress, core)
+    let egress = written_window_bytes(f).iter().filter(|&&w| w).count() as u32;
+    (ingress, core, egress)
 }
 
 /// The window positions the ingress checks read: the three EtherType places (two VLAN tags)
@@ -375,6 +402,9 @@ impl<'a> Gen<'a> {
         let used = used_window_bytes(f);
         let core = WindowBytes::new(f.window, |p| used[p as usize]);
         let ingress = WindowBytes::new(f.window, |p| used[p as usize] || checked_window_bytes(p));
+        let written = written_window_bytes(f);
+        let egress = WindowBytes::new(f.window, |p| written[p as usize]);
+        let sums = d.sched.states.iter().any(|st| st.kind == FsmKind::Sum);
         let sets_len =
             f.layout.iter().any(|&b| f.blocks[b].insts.iter().any(|&i| matches!(f.insts[i].op, Op::PktSetLen(_))));
         let bounds = Bounds::new(f);
@@ -392,6 +422,8 @@ impl<'a> Gen<'a> {
             elem,
             core,
             ingress,
+            egress,
+            sums,
             sets_len,
             preload: preloads(d),
             read_port,
@@ -546,6 +578,13 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The egress's window bytes as the core holds them, for handing a frame over.
+    fn egress_from_core(&self) -> Expr {
+        let bytes: Vec<Expr> =
+            (0..self.win as u64).rev().filter(|&p| self.egress.holds(p)).map(|p| self.wbyte(p)).collect();
+        Expr::concat(bytes)
+    }
+
     /// Bits `[hi:lo]` of byte `i` of the received window (a byte the checks read).
     fn in_bits(&self, i: u64, hi: u32, lo: u32) -> Expr {
         self.ingress.bits("in_win_q", i, hi, lo)
@@ -656,47 +695,22 @@ impl<'a> Gen<'a> {
             );
         }
         let mut items = vec![Item::comment(format!(
-            "{}: generated by emu-hls from the NF's Rust source. The ingress receives a frame into\n\
-             one of two buffer slots while the core checks, processes ({} NF states) and sends the\n\
-             one before. Bus {} bits, window {} bytes, {} buffer words per slot.",
+            "{}: generated by emu-hls from the NF's Rust source. Three stages, each on its own frame:\n\
+             the ingress receives one into a buffer slot, the core checks and processes the one\n\
+             before ({} NF states), the egress sends the one before that. Bus {} bits, window {}\n\
+             bytes, {} buffer words per slot.",
             f.name,
             d.sched.states.len(),
             8 * bus,
             win,
             self.depth
         ))];
-        let fw = self.codes.width;
-        for (name, w) in [
-            // Ingress: the frame being received or held, and its buffer slot.
-            ("in_win_q", 8 * self.ingress.held),
-            ("in_len_q", 16),
-            ("in_over_q", 1),
-            ("in_src_q", 8),
-            ("in_ts_q", 64),
-            ("in_beat_q", self.bw),
-            ("in_slot_q", 1),
-            ("in_full_q", 1),
-            // The core: the frame it works on and sends.
-            ("fsm_q", fw),
-            ("win_q", 8 * self.core.held.max(1)),
-            ("len_q", 16),
-            ("rx_len_q", 16),
-            ("min_len_q", 16),
-            ("in_port_q", 8),
-            ("ts_q", 64),
-            ("slot_q", 1),
-            ("beat_q", self.bw),
-            ("dst_q", 4),
-            ("drop_valid_q", 1),
-            ("drop_reason_q", 8),
-            ("buf_rd_q", 8 * bus),
-            ("sum_busy_q", 1),
-            ("sum_word_q", self.bw),
-            ("sum_acc_q", 32),
-        ] {
+        for (name, w) in self.registers() {
             items.push(Item::reg(name, w));
         }
-        items.push(Item::memory("pbuf", 8 * bus, 2u64 << self.bw));
+        // Three slots of the buffer: the ingress fills one, the core's frame is in another and
+        // the egress sends from the third (block RAM, one bus word per address).
+        items.push(Item::memory("pbuf", 8 * bus, 3u64 << self.bw));
         items.push(Item::wire("rst", 1));
         items.push(Item::assign(id("rst"), id("axis_resetn").lnot()));
 
@@ -811,11 +825,13 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("in_over_q"), Expr::bit(false)),
             Stmt::nb(id("in_beat_q"), Expr::zero(self.bw)),
         ];
-        let drop = |reason: Expr| -> Vec<Stmt> {
+        // A decided drop: the core keeps it until the egress shows it, in order with the
+        // frames before.
+        let decide_drop = |reason: Expr| -> Vec<Stmt> {
             vec![
-                Stmt::nb(id("drop_valid_q"), Expr::bit(true)),
-                Stmt::nb(id("drop_reason_q"), reason),
-                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::IDLE)),
+                Stmt::nb(id("done_drop_q"), Expr::bit(true)),
+                Stmt::nb(id("done_reason_q"), reason),
+                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
             ]
         };
         let mut take = free_ingress.clone();
@@ -827,11 +843,12 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("in_port_q"), id("in_src_q")),
             Stmt::nb(id("ts_q"), id("in_ts_q")),
             Stmt::nb(id("slot_q"), id("in_slot_q")),
-            Stmt::nb(id("in_slot_q"), id("in_slot_q").inv()),
-            Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+            Stmt::nb(id("in_slot_q"), id("in_slot_next")),
             Stmt::nb(id("fsm_q"), self.codes.nf(0)),
         ]);
-        let mut refuse = drop(id("check_reason"));
+        // (The refused frame's port and length are the core's for the debug unit's record.)
+        let mut refuse = decide_drop(id("check_reason"));
+        refuse.extend([Stmt::nb(id("in_port_q"), id("in_src_q")), Stmt::nb(id("rx_len_q"), id("in_len_q"))]);
         refuse.extend(free_ingress.clone());
         // (A break holds frames in front of the ingress, in the hold buffer: the core takes
         // every frame that reaches it.)
@@ -842,11 +859,12 @@ impl<'a> Gen<'a> {
         )];
         if let Some(m) = self.inband() {
             // A control frame from the management port is the debug unit's, not the core's:
-            // it sends the reply (the send phase with the reply's bytes) or drops it.
+            // its reply goes to the egress as a decided frame (with `dbg_reply_q` set, the
+            // egress sends the reply's bytes), or it is dropped.
             let mut reply = vec![
-                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::SEND)),
+                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
+                Stmt::nb(id("done_drop_q"), Expr::bit(false)),
                 Stmt::nb(id("len_q"), dec(16, debug::REPLY_LEN)),
-                Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
                 Stmt::nb(id("dst_q"), dec(4, 1 << m)),
                 Stmt::nb(id("in_port_q"), dec(8, m as u64)),
             ];
@@ -857,23 +875,52 @@ impl<'a> Gen<'a> {
                 vec![Stmt::if_else(id("dbg_ib_drop"), free_ingress.clone(), idle)],
             )];
         }
-        let send = vec![Stmt::if_(
-            id("m_axis_tready"),
+        // Handing the decided frame to the egress: a drop shows for a cycle, a frame to send
+        // takes the egress's registers (its edited window bytes among them).
+        let mut to_egress = vec![
+            Stmt::nb(id("tx_full_q"), Expr::bit(true)),
+            Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
+            Stmt::nb(id("tx_len_q"), id("len_q")),
+            Stmt::nb(id("tx_min_len_q"), id("min_len_q")),
+            Stmt::nb(id("tx_port_q"), id("in_port_q")),
+            Stmt::nb(id("tx_dst_q"), id("dst_q")),
+            Stmt::nb(id("tx_slot_q"), id("slot_q")),
+        ];
+        if self.egress.held > 0 {
+            to_egress.push(Stmt::nb(id("tx_win_q"), self.egress_from_core()));
+        }
+        if self.inband().is_some() {
+            to_egress.push(Stmt::nb(id("tx_reply_q"), id("dbg_reply_q")));
+        }
+        let mut done = vec![
+            Stmt::if_else(
+                id("done_drop_q"),
+                vec![Stmt::nb(id("drop_valid_q"), Expr::bit(true)), Stmt::nb(id("drop_reason_q"), id("done_reason_q"))],
+                to_egress,
+            ),
+            Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::IDLE)),
+        ];
+        done.extend(idle.clone());
+        let done = vec![Stmt::if_(id("tx_free"), done)];
+        let mut case_arms =
+            vec![(vec![self.codes.code(StateCodes::IDLE)], idle), (vec![self.codes.code(StateCodes::DONE)], done)];
+        case_arms.extend(arms);
+        // The egress sends a beat when the next stage takes it (before the core's statements:
+        // a frame handed over in the cycle of the last beat is the next one).
+        let send = Stmt::if_(
+            id("tx_full_q").land(id("m_axis_tready")),
             vec![Stmt::if_else(
                 id("tx_last"),
-                vec![Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::IDLE))],
+                vec![Stmt::nb(id("tx_full_q"), Expr::bit(false))],
                 vec![Stmt::nb(id("beat_q"), id("beat_q").plus(dec(self.bw, 1)))],
             )],
-        )];
-        let mut case_arms =
-            vec![(vec![self.codes.code(StateCodes::IDLE)], idle), (vec![self.codes.code(StateCodes::SEND)], send)];
-        case_arms.extend(arms);
-        let mut run = vec![Stmt::nb(id("drop_valid_q"), Expr::bit(false)), Stmt::if_(take_beat, receive)];
+        );
+        let mut run = vec![Stmt::nb(id("drop_valid_q"), Expr::bit(false)), Stmt::if_(take_beat, receive), send];
         run.extend(captures);
         run.push(Stmt::Case {
             subject: id("fsm_q"),
             arms: case_arms,
-            default: Some(drop(dec(8, DropReason::Malformed as u64))),
+            default: Some(decide_drop(dec(8, DropReason::Malformed as u64))),
         });
         let (write_port_items, write_port_stmts) = self.window_write_port_logic();
         items.extend(write_port_items);
@@ -884,46 +931,25 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("in_len_q"), Expr::zero(16)),
             Stmt::nb(id("in_over_q"), Expr::bit(false)),
             Stmt::nb(id("in_beat_q"), Expr::zero(self.bw)),
-            Stmt::nb(id("in_slot_q"), Expr::bit(false)),
+            Stmt::nb(id("in_slot_q"), Expr::zero(2)),
+            Stmt::nb(id("tx_full_q"), Expr::bit(false)),
             Stmt::nb(id("drop_valid_q"), Expr::bit(false)),
             Stmt::nb(id("sum_busy_q"), Expr::bit(false)),
         ];
-        items.push(Item::comment("The ingress, the core's phases and the NF's states."));
+        items.push(Item::comment("The ingress, the core's phases and the NF's states, the egress."));
         items.push(Item::always_posedge("axis_aclk", vec![Stmt::if_else(id("rst"), reset, run)]));
         // Initial values, as after a reset (for simulators that start without one).
-        items.push(Item::Initial(vec![
-            Stmt::blocking(id("in_win_q"), Expr::zero(8 * self.ingress.held)),
-            Stmt::blocking(id("in_len_q"), Expr::zero(16)),
-            Stmt::blocking(id("in_over_q"), Expr::bit(false)),
-            Stmt::blocking(id("in_src_q"), Expr::zero(8)),
-            Stmt::blocking(id("in_ts_q"), Expr::zero(64)),
-            Stmt::blocking(id("in_beat_q"), Expr::zero(self.bw)),
-            Stmt::blocking(id("in_slot_q"), Expr::bit(false)),
-            Stmt::blocking(id("in_full_q"), Expr::bit(false)),
-            Stmt::blocking(id("fsm_q"), self.codes.code(StateCodes::IDLE)),
-            Stmt::blocking(id("win_q"), Expr::zero(8 * self.core.held.max(1))),
-            Stmt::blocking(id("len_q"), Expr::zero(16)),
-            Stmt::blocking(id("rx_len_q"), Expr::zero(16)),
-            Stmt::blocking(id("min_len_q"), Expr::zero(16)),
-            Stmt::blocking(id("in_port_q"), Expr::zero(8)),
-            Stmt::blocking(id("ts_q"), Expr::zero(64)),
-            Stmt::blocking(id("slot_q"), Expr::bit(false)),
-            Stmt::blocking(id("beat_q"), Expr::zero(self.bw)),
-            Stmt::blocking(id("dst_q"), Expr::zero(4)),
-            Stmt::blocking(id("drop_valid_q"), Expr::bit(false)),
-            Stmt::blocking(id("drop_reason_q"), Expr::zero(8)),
-            Stmt::blocking(id("sum_busy_q"), Expr::bit(false)),
-            Stmt::blocking(id("sum_word_q"), Expr::zero(self.bw)),
-            Stmt::blocking(id("sum_acc_q"), Expr::zero(32)),
-        ]));
+        items.push(Item::Initial(
+            self.registers().into_iter().map(|(name, w)| Stmt::blocking(id(name), Expr::zero(w))).collect(),
+        ));
         items.push(Item::assign(id("stat_drop_valid"), id("drop_valid_q")));
         items.push(Item::assign(id("stat_drop_reason"), id("drop_reason_q")));
         if d.config.debug {
             let core = debug::Core {
-                idle: id("fsm_q").equals(self.codes.code(StateCodes::IDLE)),
+                idle: id("core_free"),
                 held: ready,
                 empty: id("in_beat_q").equals(Expr::zero(self.bw)),
-                send: id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
+                handoff: id("handoff"),
                 first_beat: id("in_full_q")
                     .lnot()
                     .land(self.input("tvalid"))
@@ -954,26 +980,101 @@ impl<'a> Gen<'a> {
         items.push(Item::wire("rx_over", 1));
         items.push(Item::assign(id("rx_over"), dec(17, self.d.config.max_frame as u64).less_than(id("rx_len_next"))));
         items.extend(port_decoder("src_port", |b| self.input("tuser").bit_at(16 + b)));
-        // The buffer, two slots: the ingress writes one while the core reads the other, a
-        // word per cycle (egress, the sum unit).
-        items.push(Item::reg("rd_addr", self.bw));
-        items.push(Item::always_posedge(
-            "axis_aclk",
-            vec![
-                Stmt::if_(
-                    id("in_full_q")
-                        .lnot()
-                        .land(self.input("tvalid"))
-                        .land(id("in_beat_q").less_than(dec(self.bw, self.depth))),
-                    vec![Stmt::nb(
-                        id("pbuf").index(Expr::concat(vec![id("in_slot_q"), id("in_beat_q")])),
-                        self.input("tdata"),
-                    )],
-                ),
-                Stmt::nb(id("buf_rd_q"), id("pbuf").index(Expr::concat(vec![id("slot_q"), id("rd_addr")]))),
-            ],
+        // The buffer: the ingress writes its slot; the egress reads its own a word ahead (the
+        // first word of a frame in the cycle it takes it), and for sums the core reads its own.
+        items.extend(self.stage_wires());
+        let mut edge = vec![Stmt::if_(
+            id("in_full_q").lnot().land(self.input("tvalid")).land(id("in_beat_q").less_than(dec(self.bw, self.depth))),
+            vec![Stmt::nb(id("pbuf").index(Expr::concat(vec![id("in_slot_q"), id("in_beat_q")])), self.input("tdata"))],
+        )];
+        let next_beat = Expr::mux(id("m_axis_tready"), id("beat_q").plus(dec(self.bw, 1)), id("beat_q"));
+        let tx_addr = Expr::mux(id("tx_take"), Expr::zero(self.bw), next_beat);
+        items.push(Item::wire("tx_rd_addr", self.bw));
+        items.push(Item::assign(
+            id("tx_rd_addr"),
+            Expr::mux(tx_addr.clone().at_least(dec(self.bw, self.depth)), dec(self.bw, self.depth - 1), tx_addr),
         ));
+        let tx_slot = Expr::mux(id("tx_take"), id("slot_q"), id("tx_slot_q"));
+        edge.push(Stmt::nb(id("tx_rd_q"), id("pbuf").index(Expr::concat(vec![tx_slot, id("tx_rd_addr")]))));
+        if self.sums {
+            items.push(Item::reg("rd_addr", self.bw));
+            edge.push(Stmt::nb(id("buf_rd_q"), id("pbuf").index(Expr::concat(vec![id("slot_q"), id("rd_addr")]))));
+        }
+        items.push(Item::always_posedge("axis_aclk", edge));
         items
+    }
+
+    /// How the stages pass frames on: `tx_free` (the egress holds no frame, or sends its last
+    /// beat now), `handoff` (the core hands its decided frame over), `tx_take` (a frame to
+    /// send), `core_free` (the core can take a frame: idle, or handing one over), and
+    /// `in_slot_next`, the ingress's slot once the core takes its frame: the one neither the
+    /// core's frame nor the egress's is in.
+    fn stage_wires(&self) -> Vec<Item> {
+        let done = id("fsm_q").equals(self.codes.code(StateCodes::DONE));
+        let mut items = vec![];
+        let mut wire = |name: &str, w: u32, e: Expr| {
+            items.push(Item::wire(name, w));
+            items.push(Item::assign(id(name), e));
+        };
+        wire("tx_free", 1, id("tx_full_q").lnot().lor(id("m_axis_tready").land(id("tx_last"))));
+        wire("handoff", 1, done.land(id("tx_free")));
+        wire("tx_take", 1, id("handoff").land(id("done_drop_q").lnot()));
+        wire("core_free", 1, id("fsm_q").equals(self.codes.code(StateCodes::IDLE)).lor(id("handoff")));
+        wire("tx_slot_next", 2, Expr::mux(id("tx_take"), id("slot_q"), id("tx_slot_q")));
+        let (a, b) = (id("in_slot_q"), id("tx_slot_next"));
+        let avoids = |k: u64| a.clone().not_equals(dec(2, k)).land(b.clone().not_equals(dec(2, k)));
+        wire("in_slot_next", 2, Expr::mux(avoids(0), dec(2, 0), Expr::mux(avoids(1), dec(2, 1), dec(2, 2))));
+        items
+    }
+
+    /// The NF module's registers besides the values' and the debug unit's: the ingress's, the
+    /// core's and the egress's.
+    fn registers(&self) -> Vec<(&'static str, u32)> {
+        let mut regs = vec![
+            // Ingress: the frame being received or held, and its buffer slot.
+            ("in_win_q", 8 * self.ingress.held),
+            ("in_len_q", 16),
+            ("in_over_q", 1),
+            ("in_src_q", 8),
+            ("in_ts_q", 64),
+            ("in_beat_q", self.bw),
+            ("in_slot_q", 2),
+            ("in_full_q", 1),
+            // The core: the frame it works on, and its verdict.
+            ("fsm_q", self.codes.width),
+            ("win_q", 8 * self.core.held.max(1)),
+            ("len_q", 16),
+            ("rx_len_q", 16),
+            ("min_len_q", 16),
+            ("in_port_q", 8),
+            ("ts_q", 64),
+            ("slot_q", 2),
+            ("dst_q", 4),
+            ("done_drop_q", 1),
+            ("done_reason_q", 8),
+            ("sum_busy_q", 1),
+            ("sum_word_q", self.bw),
+            ("sum_acc_q", 32),
+            // The egress: the frame it sends, and the drop it shows.
+            ("tx_full_q", 1),
+            ("beat_q", self.bw),
+            ("tx_len_q", 16),
+            ("tx_min_len_q", 16),
+            ("tx_port_q", 8),
+            ("tx_dst_q", 4),
+            ("tx_slot_q", 2),
+            ("tx_win_q", 8 * self.egress.held.max(1)),
+            ("tx_rd_q", 8 * self.bus),
+            ("drop_valid_q", 1),
+            ("drop_reason_q", 8),
+        ];
+        if self.sums {
+            regs.push(("buf_rd_q", 8 * self.bus));
+        }
+        if self.inband().is_some() {
+            regs.push(("tx_reply_q", 1));
+        }
+        regs
     }
 
     /// The big-endian 16 bits at `at` of the received window.
@@ -1057,16 +1158,12 @@ impl<'a> Gen<'a> {
         items
     }
 
-    /// `frame_word`: frame word `word_idx` as edited: the window's bytes over the buffer's.
-    fn frame_word_logic(&self) -> Vec<Item> {
+    /// A frame word as edited, `wire` = word `idx` of the window's bytes (`held` of them in
+    /// register `win`) over the buffer's word `rd` (read a cycle before); bytes past
+    /// `min_len` in the window read 0 when the NF sets the length.
+    fn edited_word(&self, wire: &str, idx: Expr, held: &WindowBytes, win: &str, rd: &str, min_len: &str) -> Vec<Item> {
         let bus = self.bus;
-        let mut items = vec![Item::comment("The edited frame, a bus word at a time: window bytes over buffer bytes.")];
-        items.push(Item::wire("word_idx", self.bw));
-        items.push(Item::assign(
-            id("word_idx"),
-            Expr::mux(id("fsm_q").equals(self.codes.code(StateCodes::SEND)), id("beat_q"), id("sum_word_q")),
-        ));
-        items.push(Item::reg("frame_word", 8 * bus));
+        let mut items = vec![Item::reg(wire, 8 * bus)];
         let words = (self.win as u64).div_ceil(bus as u64);
         let mut arms = vec![];
         for k in 0..words {
@@ -1074,28 +1171,46 @@ impl<'a> Gen<'a> {
                 .rev()
                 .map(|j| {
                     let p = k * bus as u64 + j as u64;
-                    let buffered = id("buf_rd_q").slice(8 * j + 7, 8 * j);
-                    if self.core.holds(p) {
-                        self.wbyte(p)
+                    let buffered = id(rd).slice(8 * j + 7, 8 * j);
+                    if held.holds(p) {
+                        held.bits(win, p, 7, 0)
                     } else if p < self.win as u64 && self.sets_len {
                         // Cut off by a shorter length once: it reads 0 even if the length grew back.
-                        Expr::mux(dec(16, p).less_than(id("min_len_q")), buffered, Expr::zero(8))
+                        Expr::mux(dec(16, p).less_than(id(min_len)), buffered, Expr::zero(8))
                     } else {
                         buffered
                     }
                 })
                 .collect();
-            arms.push((vec![dec(self.bw, k)], vec![Stmt::blocking(id("frame_word"), Expr::concat(lanes))]));
+            arms.push((vec![dec(self.bw, k)], vec![Stmt::blocking(id(wire), Expr::concat(lanes))]));
         }
         items.push(Item::always_comb(vec![Stmt::Case {
-            subject: id("word_idx"),
+            subject: idx,
             arms,
-            default: Some(vec![Stmt::blocking(id("frame_word"), id("buf_rd_q"))]),
+            default: Some(vec![Stmt::blocking(id(wire), id(rd))]),
         }]));
         items
     }
 
-    /// The send phase's outputs and the buffer's read address.
+    /// `frame_word`, what the sum unit adds: the core's frame word `sum_word_q` as edited so
+    /// far; `tx_word`, what the egress sends: its frame's word `beat_q`.
+    fn frame_word_logic(&self) -> Vec<Item> {
+        let mut items = vec![Item::comment("The edited frame, a bus word at a time: window bytes over buffer bytes.")];
+        if self.sums {
+            items.extend(self.edited_word(
+                "frame_word",
+                id("sum_word_q"),
+                &self.core,
+                "win_q",
+                "buf_rd_q",
+                "min_len_q",
+            ));
+        }
+        items.extend(self.edited_word("tx_word", id("beat_q"), &self.egress, "tx_win_q", "tx_rd_q", "tx_min_len_q"));
+        items
+    }
+
+    /// The egress's outputs.
     fn egress_logic(&self) -> Vec<Item> {
         let bus = self.bus;
         let lb = self.log2_bus();
@@ -1103,29 +1218,29 @@ impl<'a> Gen<'a> {
         let base = Expr::concat(vec![Expr::zero(16 - self.bw - lb), id("beat_q"), Expr::zero(lb)]);
         items.push(Item::wire("tx_keep", bus));
         let keep: Vec<Expr> =
-            (0..bus).rev().map(|j| base.clone().plus(dec(16, j as u64)).less_than(id("len_q"))).collect();
+            (0..bus).rev().map(|j| base.clone().plus(dec(16, j as u64)).less_than(id("tx_len_q"))).collect();
         items.push(Item::assign(id("tx_keep"), Expr::concat(keep)));
         items.push(Item::wire("tx_last", 1));
         items.push(Item::assign(
             id("tx_last"),
             Expr::concat(vec![Expr::zero(1), base.clone()])
                 .plus(dec(17, bus as u64))
-                .at_least(Expr::concat(vec![Expr::zero(1), id("len_q")])),
+                .at_least(Expr::concat(vec![Expr::zero(1), id("tx_len_q")])),
         ));
         let lanes: Vec<Expr> = (0..bus)
             .rev()
-            .map(|j| Expr::mux(id("tx_keep").bit_at(j), id("frame_word").slice(8 * j + 7, 8 * j), Expr::zero(8)))
+            .map(|j| Expr::mux(id("tx_keep").bit_at(j), id("tx_word").slice(8 * j + 7, 8 * j), Expr::zero(8)))
             .collect();
         let data = Expr::concat(lanes);
         let data = if self.inband().is_some() {
-            Expr::mux(id("dbg_reply_q"), debug::reply_word(bus, self.bw), data)
+            Expr::mux(id("tx_reply_q"), debug::reply_word(bus, self.bw), data)
         } else {
             data
         };
         items.push(Item::assign(id("m_axis_tdata"), data));
         items.push(Item::assign(id("m_axis_tkeep"), id("tx_keep")));
         items.push(Item::assign(id("m_axis_tlast"), id("tx_last")));
-        items.push(Item::assign(id("m_axis_tvalid"), id("fsm_q").equals(self.codes.code(StateCodes::SEND))));
+        items.push(Item::assign(id("m_axis_tvalid"), id("tx_full_q")));
         if !self.d.config.debug {
             // (With the debug unit, the hold buffer drives it.)
             items.push(Item::assign(id("s_axis_tready"), id("in_full_q").lnot()));
@@ -1138,9 +1253,9 @@ impl<'a> Gen<'a> {
             }
             Expr::concat(parts)
         };
-        let src = one_hot([0u64, 1, 2, 3].map(|k| id("in_port_q").equals(dec(8, k))));
-        let dst = one_hot([0u32, 1, 2, 3].map(|k| id("dst_q").bit_at(k)));
-        items.push(Item::assign(id("m_axis_tuser"), Expr::concat(vec![Expr::zero(96), dst, src, id("len_q")])));
+        let src = one_hot([0u64, 1, 2, 3].map(|k| id("tx_port_q").equals(dec(8, k))));
+        let dst = one_hot([0u32, 1, 2, 3].map(|k| id("tx_dst_q").bit_at(k)));
+        items.push(Item::assign(id("m_axis_tuser"), Expr::concat(vec![Expr::zero(96), dst, src, id("tx_len_q")])));
         items
     }
 
@@ -1228,31 +1343,28 @@ impl<'a> Gen<'a> {
                 id("sum_hi").minus(dec(POS, 1)).binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
             ));
         }
-        // The buffer's read address: egress's next word, or the sum unit's.
-        let next_beat = Expr::mux(id("m_axis_tready"), id("beat_q").plus(dec(self.bw, 1)), id("beat_q"));
-        let sum_addr = Expr::mux(
-            id("sum_busy_q"),
-            id("sum_word_q").plus(dec(self.bw, 1)),
-            id("sum_start_word").slice(self.bw - 1, 0),
-        );
-        let mut rd = vec![Stmt::blocking(id("rd_addr"), Expr::zero(self.bw))];
-        rd.push(Stmt::if_(
-            id("fsm_q").equals(self.codes.code(StateCodes::SEND)),
-            vec![Stmt::blocking(id("rd_addr"), next_beat)],
-        ));
-        let mut sum_states: Vec<StateNo> = per_state.keys().copied().collect();
-        sum_states.sort_unstable(); // the same Verilog on every run
-        for n in sum_states {
+        // The core's read address in the buffer: the sum unit's next word.
+        if !per_state.is_empty() {
+            let sum_addr = Expr::mux(
+                id("sum_busy_q"),
+                id("sum_word_q").plus(dec(self.bw, 1)),
+                id("sum_start_word").slice(self.bw - 1, 0),
+            );
+            let mut rd = vec![Stmt::blocking(id("rd_addr"), Expr::zero(self.bw))];
+            let mut sum_states: Vec<StateNo> = per_state.keys().copied().collect();
+            sum_states.sort_unstable(); // the same Verilog on every run
+            for n in sum_states {
+                rd.push(Stmt::if_(
+                    id("fsm_q").equals(self.codes.nf(n)),
+                    vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
+                ));
+            }
             rd.push(Stmt::if_(
-                id("fsm_q").equals(self.codes.nf(n)),
-                vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
+                id("rd_addr").at_least(dec(self.bw, self.depth)),
+                vec![Stmt::blocking(id("rd_addr"), dec(self.bw, self.depth - 1))],
             ));
+            items.push(Item::always_comb(rd));
         }
-        rd.push(Stmt::if_(
-            id("rd_addr").at_least(dec(self.bw, self.depth)),
-            vec![Stmt::blocking(id("rd_addr"), dec(self.bw, self.depth - 1))],
-        ));
-        items.push(Item::always_comb(rd));
         Ok((items, per_state))
     }
 
@@ -1592,16 +1704,16 @@ impl<'a> Gen<'a> {
         })
     }
 
-    /// `Action::resolve` of a `return`: the output ports and the send phase, or a drop.
+    /// `Action::resolve` of a `return`: the output ports, or a drop, for the egress.
     fn verdict(&self, a: &ActionExpr, n: StateNo) -> Vec<Stmt> {
         let ports = self.d.config.ports as u32;
         let all = dec(4, (1u64 << ports) - 1);
         let in_bit = Expr::concat((0..4u64).rev().map(|k| id("in_port_q").equals(dec(8, k))).collect());
         let drop = |r: DropReason| {
             vec![
-                Stmt::nb(id("drop_valid_q"), Expr::bit(true)),
-                Stmt::nb(id("drop_reason_q"), dec(8, r as u64)),
-                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::IDLE)),
+                Stmt::nb(id("done_drop_q"), Expr::bit(true)),
+                Stmt::nb(id("done_reason_q"), dec(8, r as u64)),
+                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
             ]
         };
         let send = |mask: Expr, empty: DropReason| {
@@ -1610,8 +1722,8 @@ impl<'a> Gen<'a> {
                 drop(empty),
                 vec![
                     Stmt::nb(id("dst_q"), mask),
-                    Stmt::nb(id("beat_q"), Expr::zero(self.bw)),
-                    Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::SEND)),
+                    Stmt::nb(id("done_drop_q"), Expr::bit(false)),
+                    Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
                 ],
             )]
         };
