@@ -37,7 +37,9 @@ enum Verb {
     #[command(after_help = "Example:\n  emu list")]
     List,
     /// Scaffold a new NF crate that builds, runs on the example pcap and passes its own test
-    #[command(after_help = "Example:\n  emu new rate-limiter --dir ~/nfs/rate-limiter\n  cd ~/nfs/rate-limiter && cargo test")]
+    #[command(
+        after_help = "Example:\n  emu new rate-limiter --dir ~/nfs/rate-limiter\n  cd ~/nfs/rate-limiter && cargo test"
+    )]
     New(NewArgs),
     /// Run an NF on the CPU, over pcap files or live on network interfaces
     #[command(after_help = RUN_EXAMPLES)]
@@ -72,12 +74,14 @@ reset values of its configuration registers.
 Writes, creating DIR if needed:
   DIR/verilog/<module>.v   one file per module: the NF's (emu_<name>: ingress, FSM, egress,
                            the SUME AXI-Stream interface) and one per state element
-  DIR/report.md            the FSM, cycles per packet by path, memories, a resource estimate
+  DIR/report.md            the FSM, cycles per packet by path (and whether that keeps up with
+                           4x10G of 64-byte frames at --clock-mhz), memories, a resource estimate
   DIR/symbols.json         the state elements: kinds, widths, debug addresses
 
 Examples:
   emu hls learning-switch -o hw/learning-switch
   emu hls icmp-echo --ip 10.0.0.1 --width 64 -o hw/icmp-echo
+  emu hls learning-switch --clock-mhz 250 -o hw/learning-switch
   emu hls icmp-echo -p ip=10.0.0.1 -p mac=02:00:00:00:00:01 -o hw/icmp-echo
   emu hls my_nf.rs --max-frame 9018 -o hw/my-nf
   emu hls learning-switch --debug -o hw/learning-switch-dbg
@@ -97,6 +101,9 @@ pub(crate) struct HlsArgs {
     /// Largest frame in bytes (the packet buffer's size); longer frames are dropped as `oversize`
     #[arg(long, value_name = "BYTES", default_value_t = emu::DEFAULT_MAX_FRAME)]
     pub max_frame: usize,
+    /// The clock the report judges line rate at (4×10G of 64-byte frames)
+    #[arg(long, value_name = "MHZ", default_value_t = 200.0, value_parser = parse_clock)]
+    pub clock_mhz: f64,
     /// An NF option, the same as `--NAME VALUE`; repeat for several
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     pub params: Vec<(String, String)>,
@@ -252,6 +259,13 @@ fn parse_width(s: &str) -> Result<usize, String> {
     }
 }
 
+fn parse_clock(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 => Ok(f),
+        _ => Err(format!("`{s}` is not a clock: give the frequency in MHz, e.g. --clock-mhz 156.25")),
+    }
+}
+
 fn parse_frames(s: &str) -> Result<std::ops::Range<u64>, String> {
     let bad = || format!("`{s}` is not a frame range: write A..B (B excluded) or a single frame N");
     match s.split_once("..") {
@@ -356,12 +370,14 @@ their SUME stream ports. Each tier writes DIR/<tier>/port<N>.pcap and DIR/<tier>
 with two or more tiers, every tier is compared with the first, per port and per frame, and
 the first difference is named by header field. The exit status is 1 when tiers disagree.
 Hardware tiers also print latency (cycles, and ns at --clock-mhz), the cycles per frame and
-the throughput against 4x10G.
+the throughput against 4x10G; with --back-to-back, also the cycles per frame with the same
+frames fed back to back (what the hardware sustains on this traffic).
 
 Examples:
   emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,verilator --vcd ls.vcd --vcd-frames 3..5 --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,cycle --width 64 --clock-mhz 156.25 --in examples/mixed.pcapng --out sim-out/
+  emu sim learning-switch --target cpu,cycle,verilator --back-to-back --in examples/mixed.pcapng --out sim-out/
   emu sim icmp-echo --ip 10.0.0.1 --target cpu,ir --in 0=ping.pcap --out sim-out/ --json
   emu sim learning-switch --target cpu,cycle --in examples/mixed.pcapng --out sim-out/ --profile sim-out/profile
   emu sim learning-switch --target verilator --in examples/mixed.pcapng --out sim-out/ --debug-socket /tmp/ls.sock
@@ -471,8 +487,13 @@ pub(crate) struct SimArgs {
     #[arg(long, default_value_t = 256, value_parser = parse_width)]
     pub width: usize,
     /// Clock of the hardware tiers, for latencies in ns and throughput
-    #[arg(long, default_value_t = 200.0, value_name = "MHZ")]
+    #[arg(long, default_value_t = 200.0, value_name = "MHZ", value_parser = parse_clock)]
     pub clock_mhz: f64,
+    /// After the run, feed the hardware tiers' frames again back to back (the next frame's
+    /// first beat right after the last one's, the sink always ready) and print the cycles per
+    /// frame: the interval on this traffic. Each frame must come out as it did one at a time.
+    #[arg(long)]
+    pub back_to_back: bool,
     /// Write the verilator tier's waveform (every signal, every cycle) to FILE, for GTKWave
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
@@ -496,7 +517,6 @@ pub(crate) struct SimArgs {
     #[command(flatten)]
     pub pcap: PcapArgs,
 }
-
 
 /// Adds `--NAME VALUE` for every run-time option of `desc` to a verb.
 fn with_nf_params(mut cmd: clap::Command, desc: &NfDescriptor) -> clap::Command {

@@ -56,7 +56,12 @@ fn frame(dst: Mac, src: u8, tag: u8) -> Vec<u8> {
 }
 
 fn tcpdump_count(path: &Path) -> usize {
-    let out = Command::new("tcpdump").arg("-n").arg("-r").arg(path).output().expect("tcpdump is installed by scripts/setup.sh");
+    let out = Command::new("tcpdump")
+        .arg("-n")
+        .arg("-r")
+        .arg(path)
+        .output()
+        .expect("tcpdump is installed by scripts/setup.sh");
     assert!(out.status.success(), "tcpdump -r {}: {}", path.display(), text(&out.stderr));
     // One line per packet starts with its time of day; unknown EtherTypes add hex lines.
     text(&out.stdout).lines().filter(|l| l.starts_with(|c: char| c.is_ascii_digit())).count()
@@ -95,20 +100,22 @@ fn learning_switch_learns_floods_forwards_and_drops_exactly() {
     write_pcap(&d.p("p2.pcap"), &[(t(4), f4.clone()), (t(7), f7.clone())]);
     write_pcap(&d.p("p3.pcap"), &[(t(8), f8.clone())]);
     let out = emu(&[
-        "run", "learning-switch",
-        "--in", &format!("0={}", d.s("p0.pcap")),
-        "--in", &format!("1={}", d.s("p1.pcap")),
-        "--in", &format!("2={}", d.s("p2.pcap")),
-        "--in", &format!("3={}", d.s("p3.pcap")),
-        "--out", &d.s("out"),
+        "run",
+        "learning-switch",
+        "--in",
+        &format!("0={}", d.s("p0.pcap")),
+        "--in",
+        &format!("1={}", d.s("p1.pcap")),
+        "--in",
+        &format!("2={}", d.s("p2.pcap")),
+        "--in",
+        &format!("3={}", d.s("p3.pcap")),
+        "--out",
+        &d.s("out"),
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let expected: [Vec<&Vec<u8>>; 4] = [
-        vec![&f2, &f4, &f6, &f7],
-        vec![&f1, &f3, &f4, &f7],
-        vec![&f1, &f8],
-        vec![&f1, &f4, &f7, &f9],
-    ];
+    let expected: [Vec<&Vec<u8>>; 4] =
+        [vec![&f2, &f4, &f6, &f7], vec![&f1, &f3, &f4, &f7], vec![&f1, &f8], vec![&f1, &f4, &f7, &f9]];
     for (port, want) in expected.iter().enumerate() {
         let path = d.p(&format!("out/port{port}.pcap"));
         let got = read_pcap(&path);
@@ -145,7 +152,16 @@ fn icmp_echo_replies_decode_cleanly_in_tshark() {
         (4_000, echo_request(Ipv4Addr::new(10, 0, 0, 9), 4)),
     ];
     write_pcap(&d.p("ping.pcap"), &frames);
-    let out = emu(&["run", "icmp-echo", "--ip", "10.0.0.1", "--in", &format!("0={}", d.s("ping.pcap")), "--out", &d.s("out")]);
+    let out = emu(&[
+        "run",
+        "icmp-echo",
+        "--ip",
+        "10.0.0.1",
+        "--in",
+        &format!("0={}", d.s("ping.pcap")),
+        "--out",
+        &d.s("out"),
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let replies = read_pcap(&d.p("out/port0.pcap"));
     assert_eq!(replies.len(), 2);
@@ -171,9 +187,19 @@ fn icmp_echo_replies_decode_cleanly_in_tshark() {
 fn malformed_frames_are_dropped_and_counted_never_a_panic() {
     let d = Dir::new();
     let good = frame(Mac::BROADCAST, 1, 1);
-    let mut ihl4 = craft::ethernet(mac(2), mac(1), 0x0800, &craft::udp(Ipv4Addr::new(1, 1, 1, 1), 1, Ipv4Addr::new(2, 2, 2, 2), 2, b"x"));
+    let mut ihl4 = craft::ethernet(
+        mac(2),
+        mac(1),
+        0x0800,
+        &craft::udp(Ipv4Addr::new(1, 1, 1, 1), 1, Ipv4Addr::new(2, 2, 2, 2), 2, b"x"),
+    );
     ihl4[14] = 0x44;
-    let mut long_total = craft::ethernet(mac(2), mac(1), 0x0800, &craft::udp(Ipv4Addr::new(1, 1, 1, 1), 1, Ipv4Addr::new(2, 2, 2, 2), 2, b"x"));
+    let mut long_total = craft::ethernet(
+        mac(2),
+        mac(1),
+        0x0800,
+        &craft::udp(Ipv4Addr::new(1, 1, 1, 1), 1, Ipv4Addr::new(2, 2, 2, 2), 2, b"x"),
+    );
     long_total[16..18].copy_from_slice(&1000u16.to_be_bytes());
     let records: Vec<Record> = vec![
         (1, vec![], 0),                       // zero-length record
@@ -212,7 +238,8 @@ fn malformed_frames_are_dropped_and_counted_never_a_panic() {
     .collect();
     assert_eq!(got, want);
     assert_eq!(read_pcap(&d.p("out/port1.pcap")), vec![good]);
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.p("out/summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.p("out/summary.json")).unwrap()).unwrap();
     assert_eq!(summary["stats"]["drops"]["runt"], 1);
     assert_eq!(summary["stats"]["ports"][0]["dropped"], 6);
 }
@@ -241,7 +268,11 @@ fn bad_files_get_clear_errors() {
     std::fs::write(d.p("notes.txt"), "hello, this is not a capture\n").unwrap();
     let out = emu(&["run", "learning-switch", "--in", &d.s("notes.txt"), "--out", &d.s("o1")]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("not a pcap or pcapng file (it starts with 68 65 6c 6c)"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not a pcap or pcapng file (it starts with 68 65 6c 6c)"),
+        "{}",
+        text(&out.stderr)
+    );
 
     std::fs::write(d.p("empty.pcap"), "").unwrap();
     let out = emu(&["run", "learning-switch", "--in", &d.s("empty.pcap"), "--out", &d.s("o2")]);
@@ -260,14 +291,32 @@ fn bad_files_get_clear_errors() {
 #[test]
 fn bad_arguments_get_clear_errors() {
     let cases: &[(&[&str], &str)] = &[
-        (&["run", "no-such-nf", "--in", "x.pcap", "--out", "o"], "unknown network function `no-such-nf`; known: learning-switch, icmp-echo"),
+        (
+            &["run", "no-such-nf", "--in", "x.pcap", "--out", "o"],
+            "unknown network function `no-such-nf`; known: learning-switch, icmp-echo",
+        ),
         (&["run", "learning-switch"], "nothing to run learning-switch on"),
         (&["run", "learning-switch", "--in", "x.pcap"], "--out DIR is required"),
-        (&["run", "learning-switch", "--in", "x.pcap", "--out", "o", "--ports", "0"], "--ports 0: give a number of ports from 1 to 32"),
-        (&["run", "icmp-echo", "--ip", "banana", "--in", "x.pcap", "--out", "o"], "--ip banana: `banana` is not an IPv4 address"),
-        (&["sim", "learning-switch", "--target", "cpu,cycle", "--width", "128", "--in", "x.pcap", "--out", "o"], "give --width 64 or --width 256"),
-        (&["sim", "learning-switch", "--target", "gpu", "--in", "x.pcap", "--out", "o"], "unknown tier `gpu`; tiers are cpu, ir, cycle, verilator"),
-        (&["sim", "learning-switch", "--target", "verilator", "--debug-socket", "s.sock"], "give the traffic with --in FILE"),
+        (
+            &["run", "learning-switch", "--in", "x.pcap", "--out", "o", "--ports", "0"],
+            "--ports 0: give a number of ports from 1 to 32",
+        ),
+        (
+            &["run", "icmp-echo", "--ip", "banana", "--in", "x.pcap", "--out", "o"],
+            "--ip banana: `banana` is not an IPv4 address",
+        ),
+        (
+            &["sim", "learning-switch", "--target", "cpu,cycle", "--width", "128", "--in", "x.pcap", "--out", "o"],
+            "give --width 64 or --width 256",
+        ),
+        (
+            &["sim", "learning-switch", "--target", "gpu", "--in", "x.pcap", "--out", "o"],
+            "unknown tier `gpu`; tiers are cpu, ir, cycle, verilator",
+        ),
+        (
+            &["sim", "learning-switch", "--target", "verilator", "--debug-socket", "s.sock"],
+            "give the traffic with --in FILE",
+        ),
     ];
     for (args, msg) in cases {
         let out = emu(args);
@@ -278,7 +327,11 @@ fn bad_arguments_get_clear_errors() {
     let d = Dir::new();
     write_pcap(&d.p("a.pcap"), &[(1, frame(Mac::BROADCAST, 1, 1))]);
     let out = emu(&["run", "learning-switch", "--in", &format!("6={}", d.s("a.pcap")), "--out", &d.s("o")]);
-    assert!(text(&out.stderr).contains("arrived on port 6, but the NF runs with 4 ports (0..3); give --ports 7"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("arrived on port 6, but the NF runs with 4 ports (0..3); give --ports 7"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 fn example() -> String {
@@ -291,7 +344,8 @@ fn example_pcapng_interface_ids_are_ports() {
     let out = emu(&["run", "learning-switch", "--in", &example(), "--out", &d.s("out"), "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rx: Vec<u64> = summary["stats"]["ports"].as_array().unwrap().iter().map(|p| p["rx_packets"].as_u64().unwrap()).collect();
+    let rx: Vec<u64> =
+        summary["stats"]["ports"].as_array().unwrap().iter().map(|p| p["rx_packets"].as_u64().unwrap()).collect();
     assert_eq!(rx, [5, 3, 3, 6]);
     assert_eq!(summary["stats"]["drops"]["same_port"], 1);
     for port in 0..4 {
@@ -311,6 +365,25 @@ fn sim_cpu_tier_writes_per_tier_outputs_equal_to_run() {
         let b = read_pcap(&d.p(&format!("sim/cpu/port{port}.pcap")));
         assert_eq!(a, b, "port {port}");
     }
+}
+
+/// `--back-to-back` replays the hardware tier's frames back to back: fewer cycles per frame than
+/// fed one at a time (each waits for the one before to leave), never fewer than a frame's beat
+/// and handoff, and the same outcomes (or the run fails).
+#[test]
+fn sim_back_to_back_gives_the_interval_on_the_traffic() {
+    let d = Dir::new();
+    let args = ["sim", "learning-switch", "--target", "cpu,cycle", "--back-to-back", "--json", "--in"];
+    let out = emu(&[&args[..], &[&example(), "--out", &d.s("sim")]].concat());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let line =
+        stdout.lines().find(|l| l.contains("\"tier\":\"cycle\"") && l.contains("latency_cycles")).expect(&stdout);
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    let (one, b2b) = (v["cycles_per_frame"].as_f64().unwrap(), v["back_to_back_cycles_per_frame"].as_f64().unwrap());
+    assert!(b2b < one && b2b >= 2.0, "back to back {b2b}, one at a time {one}: {line}");
+    let table = emu(&[&args[..5], &["--in", &example(), "--out", &d.s("sim2")]].concat());
+    assert!(text(&table.stdout).contains("back to back"), "{}", text(&table.stdout));
 }
 
 #[test]
@@ -335,7 +408,10 @@ fn sim_cpu_ir_and_cycle_tiers_agree_on_both_nfs() {
     let mut bad = echo_request(me, 9);
     let n = bad.len();
     bad[n - 1] ^= 0x55;
-    write_pcap(&d.p("extra.pcap"), &[(1, echo_request(me, 1)), (2, bad), (3, vec![0xff; 10]), (4, frame(Mac::BROADCAST, 7, 7))]);
+    write_pcap(
+        &d.p("extra.pcap"),
+        &[(1, echo_request(me, 1)), (2, bad), (3, vec![0xff; 10]), (4, frame(Mac::BROADCAST, 7, 7))],
+    );
     for (nf, opts) in [("learning-switch", vec![]), ("icmp-echo", vec!["--ip", "10.0.0.1"])] {
         for (input, width) in [(example(), "256"), (format!("1={}", d.s("extra.pcap")), "64")] {
             let out_dir = d.s(&format!("sim-{nf}"));
@@ -395,7 +471,12 @@ fn sim_verilator_tier_agrees_caches_its_model_and_writes_a_waveform() {
     run(&["--vcd", &part, "--vcd-frames", "2..4"], "o4");
     let some = std::fs::read_to_string(&part).unwrap();
     let steps = |w: &str| w.lines().filter(|l| l.starts_with('#')).count();
-    assert!(some.contains("fsm_q") && steps(&some) > 10 && steps(&some) < steps(&wave) / 2, "{} of {}", steps(&some), steps(&wave));
+    assert!(
+        some.contains("fsm_q") && steps(&some) > 10 && steps(&some) < steps(&wave) / 2,
+        "{} of {}",
+        steps(&some),
+        steps(&wave)
+    );
 }
 
 /// Frames the ingress refuses (too long for the configured maximum, runts) are dropped with
@@ -429,7 +510,16 @@ fn sim_bad_input_is_handled_alike_by_every_tier() {
     }
     write_pcap_linktype(&d.p("raw.pcap"), 113, &[(1, vec![0x45; 20], 20)]);
     for tier in ["cycle", "verilator"] {
-        let o = emu(&["sim", "learning-switch", "--target", &format!("cpu,{tier}"), "--in", &d.s("raw.pcap"), "--out", &out]);
+        let o = emu(&[
+            "sim",
+            "learning-switch",
+            "--target",
+            &format!("cpu,{tier}"),
+            "--in",
+            &d.s("raw.pcap"),
+            "--out",
+            &out,
+        ]);
         assert!(!o.status.success());
         assert!(text(&o.stderr).contains("link type"), "{}", text(&o.stderr));
     }
@@ -437,7 +527,8 @@ fn sim_bad_input_is_handled_alike_by_every_tier() {
 
 /// `tool args…`, which must succeed (the tools are installed by scripts/setup.sh).
 fn tool(name: &str, args: &[&str]) -> String {
-    let out = Command::new(name).args(args).output().unwrap_or_else(|e| panic!("{name}: {e} (scripts/setup.sh installs it)"));
+    let out =
+        Command::new(name).args(args).output().unwrap_or_else(|e| panic!("{name}: {e} (scripts/setup.sh installs it)"));
     assert!(out.status.success(), "{name} {args:?}: {}", text(&out.stderr));
     text(&out.stdout)
 }
@@ -488,7 +579,8 @@ fn pcaps_written_by_tcpdump_and_editcap_read_as_libpcap_reads_them() {
     // Every host is on port 0 here, so most unicast is dropped as same_port; floods go out.
     assert!(sent > 0 && sent as u64 == tx, "tshark reads {sent} frames, emu sent {tx}");
     // Cut to 20 bytes by the snap length: every frame is counted as snapped, none is sent.
-    let o = emu(&["run", "learning-switch", "--in", &format!("0={}", d.s("cut.pcap")), "--out", &d.s("out-cut"), "--json"]);
+    let o =
+        emu(&["run", "learning-switch", "--in", &format!("0={}", d.s("cut.pcap")), "--out", &d.s("out-cut"), "--json"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let summary: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(summary["stats"]["drops"]["snapped"], 17, "{summary}");

@@ -13,6 +13,7 @@ use emu_hls::backend::Design;
 /// An NF as hardware.
 pub struct HwNf {
     driver: Driver<Box<dyn Clocked + Send>>,
+    bus_bytes: usize,
     /// Why the hardware could not give a verdict for some frame (a hang), first one.
     pub error: Option<String>,
     /// Bytes of the frames given to the hardware.
@@ -23,6 +24,19 @@ pub struct HwNf {
     pub record: Option<std::ops::Range<u64>>,
     /// Per output port: the cycle each frame sent there left the hardware.
     pub sent_at: Vec<Vec<u64>>,
+    /// The frames given to the hardware and what became of each, kept for a back-to-back
+    /// replay ([`HwNf::back_to_back`]) when set.
+    pub kept: Option<Vec<(Vec<u8>, u8, u64, Outcome)>>,
+}
+
+/// The frames of a run fed again back to back, as fast as the hardware takes them, into a
+/// sink that is always ready: the interval on the user's own traffic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BackToBack {
+    /// Frames fed.
+    pub frames: usize,
+    /// Clock cycles from the first beat in to the last beat out (or the last drop).
+    pub cycles: u64,
 }
 
 impl HwNf {
@@ -31,16 +45,37 @@ impl HwNf {
         HwNf::new(Box::new(CycleModel::new(design)), design.config.bus_bytes)
     }
 
-    /// Any clocked hardware with a bus of `bus_bytes`, fed back to back and never stalled.
+    /// Any clocked hardware with a bus of `bus_bytes`, fed frame by frame and never stalled.
     pub fn new(hw: Box<dyn Clocked + Send>, bus_bytes: usize) -> HwNf {
         HwNf {
             driver: Driver::new(hw, bus_bytes, Pacing::FULL),
+            bus_bytes,
             error: None,
             bytes_in: 0,
             frames_in: 0,
             record: None,
             sent_at: vec![vec![]; 32],
+            kept: None,
         }
+    }
+
+    /// Feeds the frames this tier was given (kept since `kept` was set) back to back into
+    /// `fresh`, the same hardware just after reset, with the sink always ready. Each frame must
+    /// come out as it did one at a time; the error names the first that does not.
+    pub fn back_to_back(&self, fresh: Box<dyn Clocked + Send>) -> Result<BackToBack, String> {
+        let kept = self.kept.as_deref().unwrap_or_default();
+        let mut driver = Driver::new(fresh, self.bus_bytes, Pacing::FULL);
+        let out = driver
+            .run_timed(kept.iter().map(|(f, p, t, _)| (f.as_slice(), *p, *t)))
+            .map_err(|h| format!("back to back, the hardware hung (no progress since cycle {})", h.last_progress))?;
+        for (i, (got, (.., want))) in out.iter().zip(kept).enumerate() {
+            if got != want {
+                return Err(format!(
+                    "back to back, frame {i} came out otherwise than fed one at a time: {got:?}, not {want:?}"
+                ));
+            }
+        }
+        Ok(BackToBack { frames: kept.len(), cycles: driver.cycles })
     }
 
     /// Each frame's cycles from its first beat in to its last beat out (or its drop).
@@ -66,7 +101,12 @@ impl HwNf {
         }
         self.frames_in += 1;
         // On a drop the frame stays as it came in (the hardware reports only the reason).
-        match self.driver.run_timed(std::iter::once((frame.as_slice(), meta.in_port, meta.timestamp))) {
+        let input = (frame.as_slice(), meta.in_port, meta.timestamp);
+        let result = self.driver.run_timed(std::iter::once(input));
+        if let (Some(kept), Ok(out)) = (&mut self.kept, &result) {
+            kept.extend(out.last().map(|o| (frame.clone(), meta.in_port, meta.timestamp, o.clone())));
+        }
+        match result {
             Ok(mut out) => match out.pop() {
                 Some(Outcome::Sent(mask, bytes)) => {
                     let at = self.driver.finished.last().copied().unwrap_or(0);
@@ -119,6 +159,8 @@ pub struct Report {
     pub cycles_per_frame: f64,
     /// The clock the figures in time assume.
     pub clock_mhz: f64,
+    /// With a back-to-back replay: its cycles per frame.
+    pub back_to_back: Option<f64>,
     /// Frames per second at that clock, in millions.
     pub mpps: f64,
     /// Bits per second of the frames' bytes at that rate, in Gbit/s, and the 4×10G line rate's
@@ -142,19 +184,34 @@ impl Report {
             latency_cycles: (l[0], l[l.len() / 2], l[l.len() - 1]),
             cycles_per_frame,
             clock_mhz,
+            back_to_back: None,
             mpps,
             gbps: mpps * mean_bytes * 8.0 / 1000.0,
         })
+    }
+
+    /// The report with a back-to-back replay's figures.
+    pub fn with_back_to_back(mut self, b: &BackToBack) -> Report {
+        self.back_to_back = Some(b.cycles as f64 / b.frames.max(1) as f64);
+        self
     }
 
     /// The report as a small text table.
     pub fn table(&self, tier: &str) -> String {
         let ns = |c: u64| c as f64 * 1000.0 / self.clock_mhz;
         let (lo, med, hi) = self.latency_cycles;
-        format!(
+        let b2b = self.back_to_back.map_or(String::new(), |c| {
+            let mpps = self.clock_mhz / c;
+            format!(
+                "  back to back {c:.2} cycles per frame, {mpps:.2} Mpps ({:.2}x the {:.2} Mpps of 4x10G at 64 bytes)\n",
+                mpps / emu_hls::backend::report::LINE_RATE_MPPS_64,
+                emu_hls::backend::report::LINE_RATE_MPPS_64
+            )
+        });
+        let table = format!(
             "tier {tier}: {} frames at {} MHz\n\
              \x20 latency    min {lo} / median {med} / max {hi} cycles ({:.1} / {:.1} / {:.1} ns)\n\
-             \x20 interval   {:.2} cycles per frame (fed one at a time; `emu hls` reports back to back)\n\
+             \x20 interval   {:.2} cycles per frame (fed one at a time; --back-to-back replays them back to back)\n\
              \x20 throughput {:.2} Mpps, {:.2} Gbit/s ({:.1}% of 4x10G)\n",
             self.frames,
             self.clock_mhz,
@@ -165,15 +222,21 @@ impl Report {
             self.mpps,
             self.gbps,
             100.0 * self.gbps / 40.0
-        )
+        );
+        table + &b2b
     }
 
     /// The report as JSON.
     pub fn json(&self, tier: &str) -> String {
         let (lo, med, hi) = self.latency_cycles;
         format!(
-            "{{\"tier\":\"{tier}\",\"frames\":{},\"clock_mhz\":{},\"latency_cycles\":{{\"min\":{lo},\"median\":{med},\"max\":{hi}}},\"cycles_per_frame\":{:.3},\"mpps\":{:.3},\"gbps\":{:.3}}}",
-            self.frames, self.clock_mhz, self.cycles_per_frame, self.mpps, self.gbps
+            "{{\"tier\":\"{tier}\",\"frames\":{},\"clock_mhz\":{},\"latency_cycles\":{{\"min\":{lo},\"median\":{med},\"max\":{hi}}},\"cycles_per_frame\":{:.3},\"back_to_back_cycles_per_frame\":{},\"mpps\":{:.3},\"gbps\":{:.3}}}",
+            self.frames,
+            self.clock_mhz,
+            self.cycles_per_frame,
+            self.back_to_back.map_or("null".to_string(), |c| format!("{c:.3}")),
+            self.mpps,
+            self.gbps
         )
     }
 }

@@ -44,7 +44,7 @@ pub(crate) fn run(
 
     let design = design(&source, a.width, a.max_frame, a.debug, a.debug_port)?;
     let modules = verilog_modules(label, &design)?;
-    let report_text = report::report(&design);
+    let report_text = report::report_at(&design, a.clock_mhz);
     let symbol_table = symbols::symbols(&design);
 
     let (mut written, stale) = write_verilog(out, &modules)?;

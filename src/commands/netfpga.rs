@@ -46,6 +46,7 @@ pub(crate) fn run(
         out: None,
         width: a.width,
         max_frame: a.max_frame,
+        clock_mhz: 200.0,
         params: a.params.clone(),
         module: a.module.clone(),
         debug: false,

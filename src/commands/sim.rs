@@ -4,6 +4,8 @@ use super::run::{build, run_pcaps_with};
 use crate::cli::SimArgs;
 use emu::{Config, NetworkFunction, NfDescriptor};
 use emu_cpu::{CaptureReader, InputSpec};
+use emu_hls::backend::model::CycleModel;
+use emu_hls::backend::top::Clocked;
 use emu_hls::backend::Design;
 use emu_sim::hw_tier::{HwNf, Report};
 use emu_sim::profile::{ProfileHandle, Profiled};
@@ -41,6 +43,8 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     // Build every tier before running any, so a tier that cannot be built fails fast.
     let mut nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)> = Vec::new();
     let mut hardware: Vec<(Tier, Arc<Mutex<HwNf>>)> = Vec::new();
+    // With --back-to-back, a second instance of each hardware tier for the replay.
+    let mut replays: Vec<(Tier, Box<dyn Clocked + Send>)> = Vec::new();
     let mut profiles: Vec<(Tier, ProfileHandle)> = Vec::new();
     let profiling = a.profile.is_some();
     for &tier in &tiers {
@@ -64,16 +68,25 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
             Tier::Cycle | Tier::Verilator => {
                 let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame)
                     .map_err(|e| format!("tier {tier}: {e}"))?;
-                let nf = if tier == Tier::Cycle {
+                let mut nf = if tier == Tier::Cycle {
+                    if a.back_to_back {
+                        replays.push((tier, Box::new(CycleModel::new(&design))));
+                    }
                     HwNf::cycle(&design)
                 } else {
                     let (model, info) = VerilatorModel::build(&design, a.vcd.clone())?;
                     let how = if info.cached { "from the cache" } else { "built" };
                     println!("verilator model {how} in {:.1} s ({})", info.seconds, info.dir.display());
+                    if a.back_to_back {
+                        replays.push((tier, Box::new(model.another())));
+                    }
                     let mut nf = HwNf::new(Box::new(model), design.config.bus_bytes);
                     nf.record = a.vcd_frames.clone();
                     nf
                 };
+                if a.back_to_back {
+                    nf.kept = Some(vec![]);
+                }
                 let hw = Arc::new(Mutex::new(nf));
                 hardware.push((tier, hw.clone()));
                 if profiling {
@@ -98,7 +111,18 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
             println!("tier {tier}: {e}");
             code = code.max(1);
         }
-        match Report::of(&hw, a.clock_mhz) {
+        let mut report = Report::of(&hw, a.clock_mhz);
+        if let Some(pos) = replays.iter().position(|(t, _)| t == tier) {
+            let (_, fresh) = replays.swap_remove(pos);
+            match hw.back_to_back(fresh) {
+                Ok(b) => report = report.map(|r| r.with_back_to_back(&b)),
+                Err(e) => {
+                    println!("tier {tier}: {e}");
+                    code = code.max(1);
+                }
+            }
+        }
+        match report {
             Some(r) if a.pcap.json => println!("{}", r.json(tier.name())),
             Some(r) => print!("{}", r.table(tier.name())),
             None => println!("tier {tier}: no frames reached the hardware"),
@@ -129,7 +153,8 @@ struct Outcome {
 }
 
 fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{}/{name}: {e}", dir.display()));
+    let read =
+        |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{}/{name}: {e}", dir.display()));
     let json = |line: &str, name: &str| {
         serde_json::from_str::<serde_json::Value>(line).map_err(|e| format!("{}/{name}: {e}: {line}", dir.display()))
     };
@@ -150,9 +175,9 @@ fn outcome(dir: &Path, ports: usize) -> Result<Outcome, String> {
         let mut reader = CaptureReader::open(&spec).map_err(|e| e.to_string())?;
         let mut list = Vec::new();
         while let Some(f) = reader.next_frame().map_err(|e| e.to_string())? {
-            let index = *from.get(list.len()).ok_or_else(|| {
-                format!("{}: port{port}.pcap has more frames than sent.jsonl lists", dir.display())
-            })?;
+            let index = *from
+                .get(list.len())
+                .ok_or_else(|| format!("{}: port{port}.pcap has more frames than sent.jsonl lists", dir.display()))?;
             list.push((index, f.data));
         }
         if list.len() != from.len() {

@@ -33,6 +33,7 @@ pub(crate) fn run(
         out: None,
         width,
         max_frame: a.max_frame,
+        clock_mhz: 200.0,
         params: a.params.clone(),
         module: a.module.clone(),
         debug: a.debug,

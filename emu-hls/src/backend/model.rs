@@ -341,11 +341,12 @@ impl CycleModel {
         }
         let mut next =
             if st.ends_block { Some(m.terminator(st.block).expect("a verified function runs")) } else { None };
-        // A bare `return` has no state: its verdict is decided in this cycle.
-        if let Some(Next::Block(b)) = next {
-            if d.sched.inlined.contains(&b) {
-                next = Some(m.terminator(b).expect("a verified function runs"));
+        // A bare `return`, branch or jump has no state: it is decided in this cycle.
+        while let Some(Next::Block(b)) = next {
+            if !d.sched.inlined.contains(&b) {
+                break;
             }
+            next = Some(m.terminator(b).expect("a verified function runs"));
         }
         self.values = std::mem::take(&mut m.values);
         match next {

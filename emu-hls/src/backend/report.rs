@@ -56,8 +56,34 @@ pub fn path_latency(design: &Design, path: &Path, len: usize) -> u64 {
     latency(design, path_interval(design, path) - 1, path.drops, len)
 }
 
-/// The report as text.
+/// Frames per second of 4×10G Ethernet at 64 bytes a frame (84 bytes on the wire with the
+/// preamble and the gap between frames), in millions.
+pub const LINE_RATE_MPPS_64: f64 = 4.0 * 10_000.0 / (84.0 * 8.0);
+
+/// The most cycles per frame a design clocked at `clock_mhz` may take to keep up with 4×10G of
+/// 64-byte frames.
+pub fn line_rate_cycles(clock_mhz: f64) -> f64 {
+    clock_mhz / LINE_RATE_MPPS_64
+}
+
+/// Whether `cycles` per frame keeps up with 4×10G of 64-byte frames at `clock_mhz`: `yes`, or
+/// how many times too slow.
+fn at_line_rate(cycles: u64, clock_mhz: f64) -> String {
+    let budget = line_rate_cycles(clock_mhz);
+    if cycles as f64 <= budget {
+        "yes".into()
+    } else {
+        format!("no ({:.2}×)", cycles as f64 / budget)
+    }
+}
+
+/// The report as text, for a 200 MHz clock.
 pub fn report(design: &Design) -> String {
+    report_at(design, 200.0)
+}
+
+/// The report as text, line rate judged at `clock_mhz`.
+pub fn report_at(design: &Design, clock_mhz: f64) -> String {
     let d = design;
     let f = &d.func;
     let bus = d.config.bus_bytes;
@@ -101,19 +127,20 @@ pub fn report(design: &Design) -> String {
     if total <= PATHS_LISTED {
         let _ = writeln!(
             r,
-            "| path (blocks) | verdict | NF states | cycles per packet, 64 B | latency, 64 B | cycles per packet, 1518 B |"
+            "| path (blocks) | verdict | NF states | cycles per packet, 64 B | 4×10G at {clock_mhz} MHz, 64 B | latency, 64 B | cycles per packet, 1518 B |"
         );
-        let _ = writeln!(r, "|---|---|---|---|---|---|");
+        let _ = writeln!(r, "|---|---|---|---|---|---|---|");
         for p in &d.sched.paths(f) {
             let blocks: Vec<String> = p.blocks.iter().map(|b| b.to_string()).collect();
             let sum = if p.has_sum { " + sum words" } else { "" };
             let _ = writeln!(
                 r,
-                "| {} | {} | {}{sum} | {} | {} | {} |",
+                "| {} | {} | {}{sum} | {} | {} | {} | {} |",
                 blocks.join(" → "),
                 p.verdict,
                 p.states.len(),
                 path_cycles(d, p, 64),
+                at_line_rate(path_cycles(d, p, 64), clock_mhz),
                 path_latency(d, p, 64),
                 path_cycles(d, p, 1518)
             );
@@ -123,9 +150,9 @@ pub fn report(design: &Design) -> String {
         let _ = writeln!(r);
         let _ = writeln!(
             r,
-            "| verdict | paths | NF states | cycles per packet, 64 B | latency, 64 B | cycles per packet, 1518 B |"
+            "| verdict | paths | NF states | cycles per packet, 64 B | 4×10G at {clock_mhz} MHz, 64 B | latency, 64 B | cycles per packet, 1518 B |"
         );
-        let _ = writeln!(r, "|---|---|---|---|---|---|");
+        let _ = writeln!(r, "|---|---|---|---|---|---|---|");
         for v in &verdicts {
             let span = |f: &dyn Fn(u64) -> u64| {
                 let (lo, hi) = (f(v.min_weight), f(v.max_weight));
@@ -138,7 +165,7 @@ pub fn report(design: &Design) -> String {
             let sum = if v.has_sum { " + sum words" } else { "" };
             let _ = writeln!(
                 r,
-                "| {} | {} | {}{sum} | {} | {} | {} |",
+                "| {} | {} | {}{sum} | {} | {} | {} | {} |",
                 v.verdict,
                 v.paths,
                 if v.min_states == v.max_states {
@@ -147,18 +174,26 @@ pub fn report(design: &Design) -> String {
                     format!("{}–{}", v.min_states, v.max_states)
                 },
                 span(&|w| cycles(d, w, 64)),
+                at_line_rate(cycles(d, v.max_weight, 64), clock_mhz),
                 span(&|w| latency(d, w, v.drops, 64)),
                 span(&|w| cycles(d, w, 1518))
             );
         }
     }
     let refused = beats(64, bus) + 1;
-    let _ = writeln!(r, "| (ingress check fails) | drop | 0 | {refused} | {} | — |", refused + 1);
+    let _ = writeln!(
+        r,
+        "| (ingress check fails) | drop | 0 | {refused} | {} | {} | — |",
+        at_line_rate(refused, clock_mhz),
+        refused + 1
+    );
     let _ = writeln!(r);
     let _ = writeln!(
         r,
         "Initiation interval, back-to-back 64-byte frames: {best64} to {worst64} cycles. \
-         At 200 MHz, 4×10G line rate for 64-byte frames needs at most 3.36."
+         At {clock_mhz} MHz, 4×10G line rate for 64-byte frames ({LINE_RATE_MPPS_64:.2} Mpps) needs at \
+         most {:.2}.",
+        line_rate_cycles(clock_mhz)
     );
     if let Some(sets) = d.func.states.iter().filter_map(|(_, decl)| decl.kind.sets()).max() {
         let _ = writeln!(r);

@@ -339,18 +339,23 @@ fn used_window_bytes(f: &crate::ir::Function) -> Vec<bool> {
     used
 }
 
-/// The window positions the NF writes: each constant-position write's bytes, or every position
-/// when a write's position is computed. The egress keeps these bytes of the edited window and
-/// sends the others from the packet buffer, which has the received frame.
-fn written_window_bytes(f: &crate::ir::Function) -> Vec<bool> {
+/// The window positions the NF can write: each constant-position write's bytes, and for a
+/// write at a computed position every position its base's bound ([`Bounds`]) lets it reach
+/// (the ICMP responder's writes after the IPv4 options: 78 of its 128 bytes). The egress keeps
+/// these bytes of the edited window and sends the others from the packet buffer, which has the
+/// received frame.
+fn written_window_bytes(f: &crate::ir::Function, bounds: &Bounds) -> Vec<bool> {
     let mut written = vec![false; f.window as usize];
     for &b in &f.layout {
         for &i in &f.blocks[b].insts {
             let Op::PktWrite(a, v) = &f.insts[i].op else { continue };
-            if a.base.is_some() {
-                return vec![true; f.window as usize];
-            }
-            let end = a.offset.saturating_add(f.value_type(*v).width() as u32 / 8).min(f.window);
+            let bytes = f.value_type(*v).width() as u128 / 8;
+            let reach = match a.base {
+                None => Some(0),
+                Some(base) => bounds.max(f, base),
+            };
+            let end = reach.map_or(f.window as u128, |m| m.saturating_add(a.offset as u128 + bytes));
+            let end = end.min(f.window as u128) as u32;
             for p in a.offset.min(end)..end {
                 written[p as usize] = true;
             }
@@ -364,7 +369,7 @@ pub(crate) fn held_window_bytes(f: &crate::ir::Function) -> (u32, u32, u32) {
     let used = used_window_bytes(f);
     let core = used.iter().filter(|&&u| u).count() as u32;
     let ingress = (0..f.window).filter(|&p| used[p as usize] || checked_window_bytes(p)).count() as u32;
-    let egress = written_window_bytes(f).iter().filter(|&&w| w).count() as u32;
+    let egress = written_window_bytes(f, &Bounds::new(f)).iter().filter(|&&w| w).count() as u32;
     (ingress, core, egress)
 }
 
@@ -386,7 +391,7 @@ impl<'a> Gen<'a> {
         for (n, st) in d.sched.states.iter().enumerate() {
             let mut uses: Vec<Value> = st.insts.iter().flat_map(|i| f.insts[*i].op.args()).collect();
             if st.ends_block {
-                uses.extend(crate::sched::exit_uses(f, st.block));
+                uses.extend(d.sched.exit_uses(f, st.block));
             }
             for v in uses {
                 if d.sched.def_state(f, v) != Some(n) || matches!(f.values[v].def, ValueDef::Param(..)) {
@@ -402,12 +407,12 @@ impl<'a> Gen<'a> {
         let used = used_window_bytes(f);
         let core = WindowBytes::new(f.window, |p| used[p as usize]);
         let ingress = WindowBytes::new(f.window, |p| used[p as usize] || checked_window_bytes(p));
-        let written = written_window_bytes(f);
+        let bounds = Bounds::new(f);
+        let written = written_window_bytes(f, &bounds);
         let egress = WindowBytes::new(f.window, |p| written[p as usize]);
         let sums = d.sched.states.iter().any(|st| st.kind == FsmKind::Sum);
         let sets_len =
             f.layout.iter().any(|&b| f.blocks[b].insts.iter().any(|&i| matches!(f.insts[i].op, Op::PktSetLen(_))));
-        let bounds = Bounds::new(f);
         let (read_port, read_port_users) = window_read_ports(d, &bounds);
         let (write_port, write_port_users) = window_write_ports(d);
         Gen {
@@ -1681,11 +1686,19 @@ impl<'a> Gen<'a> {
 
     /// The statements deciding state `n`'s block's terminator.
     fn terminator_logic(&self, n: StateNo) -> Result<Vec<Stmt>, String> {
+        Ok(self.decide(self.d.func.terminator(self.d.sched.states[n].block), n))
+    }
+
+    /// The statements deciding `term` at the end of state `n`: through the inlined blocks it
+    /// jumps to, to a verdict or the first state of a block.
+    fn decide(&self, term: &Terminator, n: StateNo) -> Vec<Stmt> {
         let f = &self.d.func;
-        let st = &self.d.sched.states[n];
         let go = |call: &crate::ir::BlockCall| -> Vec<Stmt> {
             if let Some(a) = self.d.sched.inlined_return(f, call) {
                 return self.verdict(&a, n);
+            }
+            if self.d.sched.inlined.contains(&call.block) {
+                return self.decide(f.terminator(call.block), n);
             }
             let target = &f.blocks[call.block];
             let mut s: Vec<Stmt> = target
@@ -1697,11 +1710,11 @@ impl<'a> Gen<'a> {
             s.extend(self.goto(n, self.d.sched.block_start[&call.block]));
             s
         };
-        Ok(match f.terminator(st.block) {
+        match term {
             Terminator::Jump(c) => go(c),
             Terminator::Branch(c, t, e) => vec![Stmt::if_else(self.opnd(*c, n), go(t), go(e))],
             Terminator::Return(a) => self.verdict(a, n),
-        })
+        }
     }
 
     /// `Action::resolve` of a `return`: the output ports, or a drop, for the egress.

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | `const-fold` | evaluates operations on constants, simplifies identities, folds branches on constants |
 //! | `if-convert` | turns a branch whose arms are short and side-effect-free into `select`s |
+//! | `hoist` | moves a block's short, side-effect-free head into its dominator, so the block is bare |
 //! | `simplify-cfg` | merges straight-line blocks, skips empty ones, drops parameters that always get one value |
 //! | `dce` | removes unreachable blocks, unused side-effect-free instructions and unused block parameters |
 //!
@@ -15,11 +16,13 @@
 
 mod const_fold;
 mod dce;
+mod hoist;
 mod if_convert;
 mod simplify_cfg;
 
 pub use const_fold::ConstFold;
 pub use dce::Dce;
+pub use hoist::Hoist;
 pub use if_convert::IfConvert;
 pub use simplify_cfg::SimplifyCfg;
 
@@ -37,7 +40,13 @@ pub trait Pass {
 
 /// Every pass, in the order [`optimize`] runs them.
 pub fn registry() -> Vec<Box<dyn Pass>> {
-    vec![Box::new(ConstFold), Box::new(IfConvert::default()), Box::new(SimplifyCfg), Box::new(Dce)]
+    vec![
+        Box::new(ConstFold),
+        Box::new(IfConvert::default()),
+        Box::new(Hoist::default()),
+        Box::new(SimplifyCfg),
+        Box::new(Dce),
+    ]
 }
 
 /// The pass called `name`.

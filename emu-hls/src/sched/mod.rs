@@ -20,10 +20,13 @@
 //!    unit walks the bytes a data-bus word per cycle.
 //!
 //! A block that is a bare `return` has no state: the state that jumps to it decides the verdict
-//! (saving a cycle on every such path). Every other block has at least one state; its
+//! (saving a cycle on every such path). Nor has a bare branch or jump (no operations, no
+//! parameters; `passes::Hoist` empties the short pure ones) whose targets have states or are
+//! bare returns: the state that jumps to it decides its terminator as well
+//! ([`Schedule::inlined`]). Every other block has at least one state; its
 //! terminator is decided in its last state (a state
 //! is added when the branch condition or the returned port is a response not yet ready, and
-//! after a sum state that would end the block with values or a `return`).
+//! after a sum state that would end the block with values).
 //! Loops need no rule here: lowering unrolls every constant-bound loop (`lower`), so the CFG
 //! is acyclic and every path through the FSM is bounded ([`Schedule::paths`]).
 
@@ -72,8 +75,9 @@ pub struct Schedule {
     pub block_start: HashMap<Block, StateNo>,
     /// The state of each scheduled instruction.
     pub inst_state: HashMap<Inst, StateNo>,
-    /// Blocks that are a bare `return` (no operations, not the entry): they have no state;
-    /// the state jumping to one decides its verdict at once.
+    /// Blocks without a state of their own: a bare `return` (no operations, not the entry),
+    /// or a bare branch or jump (no operations or parameters) to blocks that have states or
+    /// are bare returns. The state jumping to one decides its terminator at once.
     pub inlined: HashSet<Block>,
 }
 
@@ -219,39 +223,43 @@ fn packet_access(op: &Op) -> (bool, bool) {
     }
 }
 
-/// The values a block's end uses: its terminator's operands and the operands of the bare
-/// returns it jumps to (arguments of the jump standing for their parameters).
-pub fn exit_uses(func: &Function, block: Block) -> Vec<Value> {
-    let term = func.terminator(block);
-    let mut uses = term.args();
-    for call in term.calls() {
-        let target = &func.blocks[call.block];
-        if !target.insts.is_empty() {
+/// The blocks without a state of their own ([`Schedule::inlined`]).
+fn inlined_blocks(func: &Function, cfg: &Cfg) -> HashSet<Block> {
+    let mut inlined = HashSet::new();
+    // Successors first (the CFG is acyclic): a bare branch is inlined when no target is an
+    // inlined bare branch, so a state decides through one at most (no logic duplicated along
+    // chains of them).
+    for &b in cfg.rpo().iter().rev() {
+        let data = &func.blocks[b];
+        if Some(b) == func.entry() || !data.insts.is_empty() {
             continue;
         }
-        if let Terminator::Return(a) = func.terminator(call.block) {
-            if let Some(v) = a.arg() {
-                if !target.params.contains(&v) {
-                    uses.push(v);
-                }
+        let term = func.terminator(b);
+        let bare = match term {
+            Terminator::Return(_) => true,
+            _ => {
+                data.params.is_empty()
+                    && term.calls().iter().all(|c| {
+                        !inlined.contains(&c.block) || matches!(func.terminator(c.block), Terminator::Return(_))
+                    })
             }
+        };
+        if bare {
+            inlined.insert(b);
         }
     }
-    uses
+    inlined
 }
 
 /// Schedules `func` (which must be verified and acyclic).
 pub fn schedule(func: &Function) -> Schedule {
     let cfg = Cfg::new(func);
-    let mut s =
-        Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new(), inlined: HashSet::new() };
+    let inlined = inlined_blocks(func, &cfg);
+    let mut s = Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new(), inlined };
     // Entry first, then the other reachable blocks in reverse postorder (a block's states
     // before its successors': the printed FSM reads top down).
     for &b in cfg.rpo() {
-        let bare_return = func.blocks[b].insts.is_empty() && matches!(func.terminator(b), Terminator::Return(_));
-        if bare_return && Some(b) != func.entry() {
-            s.inlined.insert(b);
-        } else {
+        if !s.inlined.contains(&b) {
             s.schedule_block(func, b);
         }
     }
@@ -330,16 +338,13 @@ impl Schedule {
         }
         // The terminator: its operands (and those of the bare returns it jumps to) must be
         // ready in the last state.
-        let term = func.terminator(block);
-        let exit_uses = exit_uses(func, block);
-        // A sum state hands its result over at its end and keeps the buffer's read port to
-        // its last cycle, so neither a terminator using values nor a `return` (whose send
-        // reads the buffer next) ends one.
+        let exit_uses = self.exit_uses(func, block);
+        // A sum state hands its result over at its end, so a terminator using values does not
+        // end one (a `return` may: the egress reads the buffer through a port of its own).
         // (A response two cycles away takes two more states.)
         let needs_more = |cur: StateNo, states: &[FsmState]| {
             exit_uses.iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
-                || states[cur].kind == StateKind::Sum
-                    && (!term.args().is_empty() || matches!(term, Terminator::Return(_)))
+                || states[cur].kind == StateKind::Sum && !exit_uses.is_empty()
                 || free_at.values().any(|&f| f > cur + 1)
         };
         while needs_more(cur, &self.states) {
@@ -347,6 +352,28 @@ impl Schedule {
         }
         self.states[cur].ends_block = true;
         debug_assert!(cur >= first);
+    }
+
+    /// The values a block's end uses: its terminator's operands, and those of the inlined
+    /// blocks it jumps to (a bare return's operand standing for its parameter is the jump's
+    /// argument, already among the terminator's).
+    pub fn exit_uses(&self, func: &Function, block: Block) -> Vec<Value> {
+        let term = func.terminator(block);
+        let mut uses = term.args();
+        for call in term.calls() {
+            if !self.inlined.contains(&call.block) {
+                continue;
+            }
+            match func.terminator(call.block) {
+                Terminator::Return(a) => {
+                    if let Some(v) = a.arg().filter(|v| !func.blocks[call.block].params.contains(v)) {
+                        uses.push(v);
+                    }
+                }
+                _ => uses.extend(self.exit_uses(func, call.block)),
+            }
+        }
+        uses
     }
 
     /// The verdict of jumping to `call` when its block is a bare `return` ([`Schedule::inlined`]):
