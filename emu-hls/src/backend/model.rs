@@ -77,7 +77,7 @@ struct Egress {
     beat: usize,
 }
 
-/// The ingress: receiving a frame into one of two buffer slots, or holding a received one
+/// The ingress: receiving a frame into one of three buffer slots, or holding a received one
 /// until the core takes it.
 #[derive(Debug, Clone, Default)]
 struct Ingress {
