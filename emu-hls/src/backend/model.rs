@@ -341,10 +341,14 @@ impl CycleModel {
         }
         let mut next =
             if st.ends_block { Some(m.terminator(st.block).expect("a verified function runs")) } else { None };
-        // A bare `return`, branch or jump has no state: it is decided in this cycle.
+        // A bare `return`, branch or jump has no state: it is decided in this cycle, and the
+        // posted effects before a `return` are issued in it.
         while let Some(Next::Block(b)) = next {
             if !d.sched.inlined.contains(&b) {
                 break;
+            }
+            for &i in &d.func.blocks[b].insts {
+                m.inst(i).expect("a verified function runs");
             }
             next = Some(m.terminator(b).expect("a verified function runs"));
         }

@@ -1684,6 +1684,36 @@ impl<'a> Gen<'a> {
         id(name)
     }
 
+    /// The posted effects state `n` issues ([`crate::sched::posted`]), each with the condition
+    /// under which its terminator takes the way to it.
+    fn posted_at(&self, n: StateNo) -> Vec<(Inst, Expr)> {
+        let st = &self.d.sched.states[n];
+        let mut out = vec![];
+        if st.ends_block {
+            self.posted_on(self.d.func.terminator(st.block), Expr::bit(true), n, &mut out);
+        }
+        out
+    }
+
+    fn posted_on(&self, term: &Terminator, cond: Expr, n: StateNo, out: &mut Vec<(Inst, Expr)>) {
+        let f = &self.d.func;
+        let visit = |call: &crate::ir::BlockCall, c: Expr, out: &mut Vec<(Inst, Expr)>| {
+            if self.d.sched.inlined.contains(&call.block) {
+                out.extend(f.blocks[call.block].insts.iter().map(|&i| (i, c.clone())));
+                self.posted_on(f.terminator(call.block), c, n, out);
+            }
+        };
+        match term {
+            Terminator::Jump(c) => visit(c, cond, out),
+            Terminator::Branch(v, t, e) => {
+                let v = self.opnd(*v, n);
+                visit(t, cond.clone().land(v.clone()), out);
+                visit(e, cond.land(v.lnot()), out);
+            }
+            Terminator::Return(_) => {}
+        }
+    }
+
     /// The statements deciding state `n`'s block's terminator.
     fn terminator_logic(&self, n: StateNo) -> Result<Vec<Stmt>, String> {
         Ok(self.decide(self.d.func.terminator(self.d.sched.states[n].block), n))
@@ -1838,7 +1868,11 @@ impl<'a> Gen<'a> {
             }
             let mut arms = vec![];
             for (n, st) in d.sched.states.iter().enumerate() {
-                for &i in &st.insts {
+                // The state's own accesses, then the posted effects it issues on the way its
+                // terminator takes (one access to the element at most: the scheduler sees to it).
+                let own = st.insts.iter().map(|&i| (i, None));
+                let mut arm = vec![];
+                for (i, on) in own.chain(self.posted_at(n).into_iter().map(|(i, c)| (i, Some(c)))) {
                     let Op::State(id_, sop) = &f.insts[i].op else { continue };
                     if *id_ != s {
                         continue;
@@ -1979,9 +2013,14 @@ impl<'a> Gen<'a> {
                             st => st,
                         })
                         .collect();
-                    if !body.is_empty() {
-                        arms.push((vec![self.codes.nf(n)], body));
+                    match on {
+                        None => arm.extend(body),
+                        Some(c) if !body.is_empty() => arm.push(Stmt::if_(c, body)),
+                        Some(_) => {}
                     }
+                }
+                if !arm.is_empty() {
+                    arms.push((vec![self.codes.nf(n)], arm));
                 }
             }
             if !arms.is_empty() {

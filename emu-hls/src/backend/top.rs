@@ -58,44 +58,101 @@ impl Clocked for CycleModel {
     }
 }
 
-/// The NF with SUME ports `D` bits wide (`K = D / 8` keep bits): [`Sume64`] or [`Sume256`].
-#[derive(LogicBlock)]
-pub struct SumeTop<const D: usize, const K: usize> {
-    /// The clock.
-    pub axis_aclk: Signal<In, Clock>,
-    /// Reset, active low, synchronous.
-    pub axis_resetn: Signal<In, Bit>,
-    /// Input data: frame byte `i` of the beat at bits `[8i+7:8i]`.
-    pub s_axis_tdata: Signal<In, Bits<D>>,
-    /// Input byte enables.
-    pub s_axis_tkeep: Signal<In, Bits<K>>,
-    /// Input metadata: `[15:0]` length, `[23:16]` one-hot source port.
-    pub s_axis_tuser: Signal<In, Bits<128>>,
-    /// Input beat valid.
-    pub s_axis_tvalid: Signal<In, Bit>,
-    /// The NF takes the input beat.
-    pub s_axis_tready: Signal<Out, Bit>,
-    /// Input: last beat of the frame.
-    pub s_axis_tlast: Signal<In, Bit>,
-    /// Output data.
-    pub m_axis_tdata: Signal<Out, Bits<D>>,
-    /// Output byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<K>>,
-    /// Output metadata: `[15:0]` length, `[23:16]` source, `[31:24]` destination ports.
-    pub m_axis_tuser: Signal<Out, Bits<128>>,
-    /// Output beat valid.
-    pub m_axis_tvalid: Signal<Out, Bit>,
-    /// The next stage takes the output beat.
-    pub m_axis_tready: Signal<In, Bit>,
-    /// Output: last beat of the frame.
-    pub m_axis_tlast: Signal<Out, Bit>,
-    /// A frame was dropped (one cycle).
-    pub stat_drop_valid: Signal<Out, Bit>,
-    /// Its `DropReason` code.
-    pub stat_drop_reason: Signal<Out, Bits<8>>,
-    _design: Design,
-    _model: CycleModel,
-    _verilog: String,
+/// A rust-hdl block with the NetFPGA SUME output-port-lookup ports: the one declaration of the
+/// port bundle, for the generated designs' [`SumeTop`] and the hand-written references
+/// (`emu_fpga::reference`). The struct's first two const parameters must be `D` (data bits)
+/// and `K` (keep bits, `D / 8`); the body's fields follow the ports. Build a value with
+/// [`sume_new!`](crate::sume_new), which fills the ports in.
+///
+/// ```ignore
+/// emu_hls::sume_block! {
+///     /// A block.
+///     pub struct Pass<const D: usize, const K: usize, const AW: usize> {
+///         buffer: RAM<Bits<D>, AW>,
+///     }
+/// }
+/// let p: Pass<64, 8, 9> = emu_hls::sume_new!(Pass { buffer: Default::default() });
+/// ```
+#[macro_export]
+macro_rules! sume_block {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident<const D: usize, const K: usize $(, const $g:ident: usize)*> {
+        $($body:tt)*
+    }) => {
+        $(#[$meta])*
+        #[derive(LogicBlock)]
+        $vis struct $name<const D: usize, const K: usize $(, const $g: usize)*> {
+            /// The clock.
+            pub axis_aclk: Signal<In, Clock>,
+            /// Reset, active low, synchronous.
+            pub axis_resetn: Signal<In, Bit>,
+            /// Input data: frame byte `i` of the beat at bits `[8i+7:8i]`.
+            pub s_axis_tdata: Signal<In, Bits<D>>,
+            /// Input byte enables.
+            pub s_axis_tkeep: Signal<In, Bits<K>>,
+            /// Input metadata: `[15:0]` length, `[23:16]` one-hot source port, `[127:64]` the
+            /// arrival timestamp in ns.
+            pub s_axis_tuser: Signal<In, Bits<128>>,
+            /// Input beat valid.
+            pub s_axis_tvalid: Signal<In, Bit>,
+            /// The block takes the input beat.
+            pub s_axis_tready: Signal<Out, Bit>,
+            /// Input: last beat of the frame.
+            pub s_axis_tlast: Signal<In, Bit>,
+            /// Output data.
+            pub m_axis_tdata: Signal<Out, Bits<D>>,
+            /// Output byte enables.
+            pub m_axis_tkeep: Signal<Out, Bits<K>>,
+            /// Output metadata: `[15:0]` length, `[23:16]` source, `[31:24]` destination ports.
+            pub m_axis_tuser: Signal<Out, Bits<128>>,
+            /// Output beat valid.
+            pub m_axis_tvalid: Signal<Out, Bit>,
+            /// The next stage takes the output beat.
+            pub m_axis_tready: Signal<In, Bit>,
+            /// Output: last beat of the frame.
+            pub m_axis_tlast: Signal<Out, Bit>,
+            /// A frame was dropped (one cycle, in frame order).
+            pub stat_drop_valid: Signal<Out, Bit>,
+            /// Its `DropReason` code.
+            pub stat_drop_reason: Signal<Out, Bits<8>>,
+            $($body)*
+        }
+    };
+}
+
+/// A value of a [`sume_block!`](crate::sume_block) struct: the ports at their defaults and the
+/// fields given.
+#[macro_export]
+macro_rules! sume_new {
+    ($name:ident { $($body:tt)* }) => {
+        $name {
+            axis_aclk: Default::default(),
+            axis_resetn: Default::default(),
+            s_axis_tdata: Default::default(),
+            s_axis_tkeep: Default::default(),
+            s_axis_tuser: Default::default(),
+            s_axis_tvalid: Default::default(),
+            s_axis_tready: Default::default(),
+            s_axis_tlast: Default::default(),
+            m_axis_tdata: Default::default(),
+            m_axis_tkeep: Default::default(),
+            m_axis_tuser: Default::default(),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
+            m_axis_tlast: Default::default(),
+            stat_drop_valid: Default::default(),
+            stat_drop_reason: Default::default(),
+            $($body)*
+        }
+    };
+}
+
+crate::sume_block! {
+    /// The NF with SUME ports `D` bits wide (`K = D / 8` keep bits): [`Sume64`] or [`Sume256`].
+    pub struct SumeTop<const D: usize, const K: usize> {
+        _design: Design,
+        _model: CycleModel,
+        _verilog: String,
+    }
 }
 
 /// The 64-bit SUME top level.
@@ -131,27 +188,7 @@ impl<const D: usize, const K: usize> SumeTop<D, K> {
             return Err(format!("the design is for a {}-bit bus, not {D}", 8 * design.config.bus_bytes));
         }
         let verilog = rtl::verilog(design)?;
-        Ok(SumeTop {
-            axis_aclk: Default::default(),
-            axis_resetn: Default::default(),
-            s_axis_tdata: Default::default(),
-            s_axis_tkeep: Default::default(),
-            s_axis_tuser: Default::default(),
-            s_axis_tvalid: Default::default(),
-            s_axis_tready: Default::default(),
-            s_axis_tlast: Default::default(),
-            m_axis_tdata: Default::default(),
-            m_axis_tkeep: Default::default(),
-            m_axis_tuser: Default::default(),
-            m_axis_tvalid: Default::default(),
-            m_axis_tready: Default::default(),
-            m_axis_tlast: Default::default(),
-            stat_drop_valid: Default::default(),
-            stat_drop_reason: Default::default(),
-            _design: design.clone(),
-            _model: CycleModel::new(design),
-            _verilog: verilog,
-        })
+        Ok(crate::sume_new!(SumeTop { _design: design.clone(), _model: CycleModel::new(design), _verilog: verilog }))
     }
 
     /// The model inside (its state elements, its cycle count).

@@ -23,7 +23,10 @@
 //! (saving a cycle on every such path). Nor has a bare branch or jump (no operations, no
 //! parameters; `passes::Hoist` empties the short pure ones) whose targets have states or are
 //! bare returns: the state that jumps to it decides its terminator as well
-//! ([`Schedule::inlined`]). Every other block has at least one state; its
+//! ([`Schedule::inlined`]). Nor has a block of posted effects before a `return` (the switch's
+//! `floods.inc(); return flood`: counter and register writes with no result, on operands
+//! from before the block): the deciding state issues them, predicated on the way to it, when
+//! their elements' ports are free there. Every other block has at least one state; its
 //! terminator is decided in its last state (a state
 //! is added when the branch condition or the returned port is a response not yet ready, and
 //! after a sum state that would end the block with values).
@@ -75,9 +78,10 @@ pub struct Schedule {
     pub block_start: HashMap<Block, StateNo>,
     /// The state of each scheduled instruction.
     pub inst_state: HashMap<Inst, StateNo>,
-    /// Blocks without a state of their own: a bare `return` (no operations, not the entry),
-    /// or a bare branch or jump (no operations or parameters) to blocks that have states or
-    /// are bare returns. The state jumping to one decides its terminator at once.
+    /// Blocks without a state of their own: a bare `return` (no operations, not the entry);
+    /// a `return` after posted effects only ([`posted`]); or a bare branch or jump (no
+    /// operations or parameters) to blocks that have states or are returns of those kinds.
+    /// The state jumping to one decides its terminator at once, and issues the effects.
     pub inlined: HashSet<Block>,
 }
 
@@ -223,6 +227,28 @@ fn packet_access(op: &Op) -> (bool, bool) {
     }
 }
 
+/// Whether `op` is a posted effect: a write to a counter or a register, with no result and no
+/// latency, which the state deciding a branch can issue for the way it takes.
+fn is_posted(func: &Function, op: &Op) -> bool {
+    matches!(op, Op::State(_, s) if s.writes() && result_count(s) == 0 && latency(func, op) == 0)
+}
+
+/// Whether `b` is a `return` after posted effects only: each on its own element, each operand
+/// defined before the block (not one of its parameters), so the deciding state has them.
+pub fn posted(func: &Function, b: Block) -> bool {
+    let data = &func.blocks[b];
+    let mut elements = HashSet::new();
+    !data.insts.is_empty()
+        && Some(b) != func.entry()
+        && matches!(func.terminator(b), Terminator::Return(_))
+        && data.insts.iter().all(|&i| {
+            let op = &func.insts[i].op;
+            is_posted(func, op)
+                && op.state().is_some_and(|e| elements.insert(e))
+                && op.args().iter().all(|a| !data.params.contains(a))
+        })
+}
+
 /// The blocks without a state of their own ([`Schedule::inlined`]).
 fn inlined_blocks(func: &Function, cfg: &Cfg) -> HashSet<Block> {
     let mut inlined = HashSet::new();
@@ -231,6 +257,10 @@ fn inlined_blocks(func: &Function, cfg: &Cfg) -> HashSet<Block> {
     // chains of them).
     for &b in cfg.rpo().iter().rev() {
         let data = &func.blocks[b];
+        if posted(func, b) {
+            inlined.insert(b);
+            continue;
+        }
         if Some(b) == func.entry() || !data.insts.is_empty() {
             continue;
         }
@@ -339,12 +369,16 @@ impl Schedule {
         // The terminator: its operands (and those of the bare returns it jumps to) must be
         // ready in the last state.
         let exit_uses = self.exit_uses(func, block);
+        let posted_elements: Vec<StateId> =
+            self.posted_effects(func, block).iter().filter_map(|&i| func.insts[i].op.state()).collect();
         // A sum state hands its result over at its end, so a terminator using values does not
         // end one (a `return` may: the egress reads the buffer through a port of its own).
         // (A response two cycles away takes two more states.)
         let needs_more = |cur: StateNo, states: &[FsmState]| {
             exit_uses.iter().any(|a| matches!(defs.get(a), Some(&(st, _, lat)) if st + lat as usize > cur))
                 || states[cur].kind == StateKind::Sum && !exit_uses.is_empty()
+                // (A posted effect takes its element's request port in the deciding state.)
+                || posted_elements.iter().any(|e| free_at.get(e).is_some_and(|&f| f > cur))
                 || free_at.values().any(|&f| f > cur + 1)
         };
         while needs_more(cur, &self.states) {
@@ -369,11 +403,26 @@ impl Schedule {
                     if let Some(v) = a.arg().filter(|v| !func.blocks[call.block].params.contains(v)) {
                         uses.push(v);
                     }
+                    let effects = func.blocks[call.block].insts.iter();
+                    uses.extend(effects.flat_map(|&i| func.insts[i].op.args()));
                 }
                 _ => uses.extend(self.exit_uses(func, call.block)),
             }
         }
         uses
+    }
+
+    /// The posted effects the end of `block` can issue: those of the inlined blocks it jumps
+    /// to ([`posted`]).
+    pub fn posted_effects(&self, func: &Function, block: Block) -> Vec<Inst> {
+        let mut out = vec![];
+        for call in func.terminator(block).calls() {
+            if self.inlined.contains(&call.block) {
+                out.extend(func.blocks[call.block].insts.iter().copied());
+                out.extend(self.posted_effects(func, call.block));
+            }
+        }
+        out
     }
 
     /// The verdict of jumping to `call` when its block is a bare `return` ([`Schedule::inlined`]):
@@ -512,8 +561,10 @@ impl fmt::Display for Printed<'_> {
         let mut inlined: Vec<_> = self.s.inlined.iter().collect();
         inlined.sort_by_key(|b| b.as_u32());
         for b in inlined {
-            let t = crate::ir::print::terminator_to_string(self.func.terminator(*b));
-            writeln!(f, "{b}: {t} (no state: decided by the state jumping to it)")?;
+            let mut t: Vec<String> =
+                self.func.blocks[*b].insts.iter().map(|&i| crate::ir::print::inst_to_string(self.func, i)).collect();
+            t.push(crate::ir::print::terminator_to_string(self.func.terminator(*b)));
+            writeln!(f, "{b}: {} (no state: decided by the state jumping to it)", t.join("; "))?;
         }
         Ok(())
     }

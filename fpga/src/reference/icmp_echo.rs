@@ -69,181 +69,142 @@ const _: () = assert!(
         && CHECK_BYTES <= HEADER_BYTES
 );
 
-/// The responder on a `D`-bit bus (`K = D / 8`) with a packet buffer of `2^AW` bus words;
-/// `FW` descriptors carry a first-word edit (4 when the bus is narrower than 28 bytes, else 0).
-#[derive(LogicBlock)]
-pub struct IcmpEcho<const D: usize, const K: usize, const AW: usize, const FW: usize> {
-    // Clock and reset.
-    /// The clock.
-    pub axis_aclk: Signal<In, Clock>,
-    /// Reset, active low, synchronous.
-    pub axis_resetn: Signal<In, Bit>,
+emu_hls::sume_block! {
+    /// The responder on a `D`-bit bus (`K = D / 8`) with a packet buffer of `2^AW` bus words;
+    /// `FW` descriptors carry a first-word edit (4 when the bus is narrower than 28 bytes, else 0).
+    pub struct IcmpEcho<const D: usize, const K: usize, const AW: usize, const FW: usize> {
+        // The configuration, big-endian bytes.
+        ip: [Constant<Bits<8>>; 4],
+        mac: [Constant<Bits<8>>; 6],
 
-    // The input stream.
-    /// Input data: frame byte `i` of the beat at bits `[8i+7:8i]`.
-    pub s_axis_tdata: Signal<In, Bits<D>>,
-    /// Input byte enables.
-    pub s_axis_tkeep: Signal<In, Bits<K>>,
-    /// Input metadata: `[23:16]` one-hot source port (the length is counted, not read).
-    pub s_axis_tuser: Signal<In, Bits<128>>,
-    /// Input beat valid.
-    pub s_axis_tvalid: Signal<In, Bit>,
-    /// The responder takes the input beat.
-    pub s_axis_tready: Signal<Out, Bit>,
-    /// Input: last beat of the frame.
-    pub s_axis_tlast: Signal<In, Bit>,
+        // The packet buffer: a ring of bus words; the egress reads one word ahead.
+        buffer: RAM<Bits<D>, AW>,
+        wr_ptr: DFF<Bits<16>>,
+        rd_ptr: DFF<Bits<16>>,
+        rd_next: Signal<Local, Bits<16>>,
+        used: Signal<Local, Bits<16>>,
 
-    // The output stream.
-    /// Output data.
-    pub m_axis_tdata: Signal<Out, Bits<D>>,
-    /// Output byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<K>>,
-    /// Output metadata: `[15:0]` length, `[23:16]` source, `[31:24]` destination ports.
-    pub m_axis_tuser: Signal<Out, Bits<128>>,
-    /// Output beat valid.
-    pub m_axis_tvalid: Signal<Out, Bit>,
-    /// The next stage takes the output beat.
-    pub m_axis_tready: Signal<In, Bit>,
-    /// Output: last beat of the frame.
-    pub m_axis_tlast: Signal<Out, Bit>,
+        // Ingress.
+        ready: Signal<Local, Bit>,
+        take: Signal<Local, Bit>,
+        in_beat: DFF<Bits<16>>,
+        in_port: DFF<Bits<2>>,
+        in_over: DFF<Bit>,
+        in_len: DFF<Bits<16>>,
+        in_words: DFF<Bits<8>>,
+        beat_bytes: Signal<Local, Bits<16>>,
+        /// The beat's bytes, 0 where `tkeep` is low (the CPU reads 0 past the frame's end).
+        lane: [Signal<Local, Bits<8>>; K],
+        /// Header bytes as of the end of this beat: this beat's where it carries them, the
+        /// captured ones before, 0 after.
+        now: [Signal<Local, Bits<8>>; HEADER_BYTES],
+        header: [DFF<Bits<8>>; HEADER_BYTES],
 
-    // Drops.
-    /// A frame was dropped (one cycle, in frame order).
-    pub stat_drop_valid: Signal<Out, Bit>,
-    /// Its `DropReason` code.
-    pub stat_drop_reason: Signal<Out, Bits<8>>,
+        // Where this beat sits against the frame's boundaries: `x - base` for a byte offset `x`,
+        // so lane `j` is before `x` when that is above `j` (two's complement, bit 15 the sign).
+        base: Signal<Local, Bits<16>>,
+        l4: Signal<Local, Bits<16>>,
+        ip_end: Signal<Local, Bits<16>>,
+        r14: Signal<Local, Bits<16>>,
+        r34: Signal<Local, Bits<16>>,
+        rl4: Signal<Local, Bits<16>>,
+        rend: Signal<Local, Bits<16>>,
+        // Per boundary: every lane is before it (`all`), some may be (`some`: not past), and the
+        // offset within the beat (`lo`).
+        r14_all: Signal<Local, Bit>,
+        r14_some: Signal<Local, Bit>,
+        r14_lo: Signal<Local, Bits<16>>,
+        r34_all: Signal<Local, Bit>,
+        r34_some: Signal<Local, Bit>,
+        r34_lo: Signal<Local, Bits<16>>,
+        rl4_all: Signal<Local, Bit>,
+        rl4_some: Signal<Local, Bit>,
+        rl4_lo: Signal<Local, Bits<16>>,
+        rend_all: Signal<Local, Bit>,
+        rend_some: Signal<Local, Bit>,
+        rend_lo: Signal<Local, Bits<16>>,
 
-    // The configuration, big-endian bytes.
-    ip: [Constant<Bits<8>>; 4],
-    mac: [Constant<Bits<8>>; 6],
+        // The edits on the way into the buffer.
+        is_arp: Signal<Local, Bit>,
+        ip_ck_sum: Signal<Local, Bits<18>>,
+        ip_ck_fold: Signal<Local, Bits<17>>,
+        ip_ck: Signal<Local, Bits<16>>,
+        icmp_old: Signal<Local, Bits<16>>,
+        icmp_ck_sum: Signal<Local, Bits<17>>,
+        icmp_ck: Signal<Local, Bits<16>>,
+        /// The reply's bytes at the fixed offsets.
+        reply: [Signal<Local, Bits<8>>; HEADER_BYTES],
+        out_lane: [Signal<Local, Bits<8>>; K],
+        write_data: Signal<Local, Bits<D>>,
+        /// The ICMP type, from wherever `l4` put it (0 past the frame's end).
+        icmp_type: DFF<Bits<8>>,
 
-    // The packet buffer: a ring of bus words; the egress reads one word ahead.
-    buffer: RAM<Bits<D>, AW>,
-    wr_ptr: DFF<Bits<16>>,
-    rd_ptr: DFF<Bits<16>>,
-    rd_next: Signal<Local, Bits<16>>,
-    used: Signal<Local, Bits<16>>,
+        // The two one's-complement sums: per beat, registered, then accumulated.
+        h_beat: Signal<Local, Bits<24>>,
+        i_beat: Signal<Local, Bits<24>>,
+        s_valid: DFF<Bit>,
+        s_first: DFF<Bit>,
+        s_h: DFF<Bits<24>>,
+        s_i: DFF<Bits<24>>,
+        acc_h: DFF<Bits<24>>,
+        acc_i: DFF<Bits<32>>,
 
-    // Ingress.
-    ready: Signal<Local, Bit>,
-    take: Signal<Local, Bit>,
-    in_beat: DFF<Bits<16>>,
-    in_port: DFF<Bits<2>>,
-    in_over: DFF<Bit>,
-    in_len: DFF<Bits<16>>,
-    in_words: DFF<Bits<8>>,
-    beat_bytes: Signal<Local, Bits<16>>,
-    /// The beat's bytes, 0 where `tkeep` is low (the CPU reads 0 past the frame's end).
-    lane: [Signal<Local, Bits<8>>; K],
-    /// Header bytes as of the end of this beat: this beat's where it carries them, the
-    /// captured ones before, 0 after.
-    now: [Signal<Local, Bits<8>>; HEADER_BYTES],
-    header: [DFF<Bits<8>>; HEADER_BYTES],
+        // Decide, stage 1: the checks and the NF's tests on the header.
+        d1_valid: DFF<Bit>,
+        check: FrameCheck,
+        // Stage 2: the sums are complete; the verdict.
+        d2_valid: DFF<Bit>,
+        d2_reason: DFF<Bits<8>>,
+        d2_arp: DFF<Bit>,
+        d2_ip: DFF<Bit>,
+        d2_arp_ok: DFF<Bit>,
+        d2_dst_ok: DFF<Bit>,
+        d2_unsupported: DFF<Bit>,
+        d2_len: DFF<Bits<16>>,
+        d2_words: DFF<Bits<8>>,
+        d2_port: DFF<Bits<2>>,
+        d2_first: DFF<Bits<48>>,
+        new_dst: Signal<Local, Bits<48>>,
+        h_fold1: Signal<Local, Bits<17>>,
+        h_fold: Signal<Local, Bits<16>>,
+        i_fold1: Signal<Local, Bits<17>>,
+        i_fold: Signal<Local, Bits<16>>,
+        verdict_reason: Signal<Local, Bits<32>>,
 
-    // Where this beat sits against the frame's boundaries: `x - base` for a byte offset `x`,
-    // so lane `j` is before `x` when that is above `j` (two's complement, bit 15 the sign).
-    base: Signal<Local, Bits<16>>,
-    l4: Signal<Local, Bits<16>>,
-    ip_end: Signal<Local, Bits<16>>,
-    r14: Signal<Local, Bits<16>>,
-    r34: Signal<Local, Bits<16>>,
-    rl4: Signal<Local, Bits<16>>,
-    rend: Signal<Local, Bits<16>>,
-    // Per boundary: every lane is before it (`all`), some may be (`some`: not past), and the
-    // offset within the beat (`lo`).
-    r14_all: Signal<Local, Bit>,
-    r14_some: Signal<Local, Bit>,
-    r14_lo: Signal<Local, Bits<16>>,
-    r34_all: Signal<Local, Bit>,
-    r34_some: Signal<Local, Bit>,
-    r34_lo: Signal<Local, Bits<16>>,
-    rl4_all: Signal<Local, Bit>,
-    rl4_some: Signal<Local, Bit>,
-    rl4_lo: Signal<Local, Bits<16>>,
-    rend_all: Signal<Local, Bit>,
-    rend_some: Signal<Local, Bit>,
-    rend_lo: Signal<Local, Bits<16>>,
+        // The descriptor FIFO, and the first-word edits beside it.
+        desc: [DFF<Bits<32>>; 4],
+        first: [DFF<Bits<48>>; FW],
+        desc_wr: DFF<Bits<2>>,
+        desc_rd: DFF<Bits<2>>,
+        desc_count: DFF<Bits<3>>,
+        new_desc: Signal<Local, Bits<32>>,
+        head: Signal<Local, Bits<32>>,
+        head_first: Signal<Local, Bits<48>>,
+        pop: Signal<Local, Bit>,
 
-    // The edits on the way into the buffer.
-    is_arp: Signal<Local, Bit>,
-    ip_ck_sum: Signal<Local, Bits<18>>,
-    ip_ck_fold: Signal<Local, Bits<17>>,
-    ip_ck: Signal<Local, Bits<16>>,
-    icmp_old: Signal<Local, Bits<16>>,
-    icmp_ck_sum: Signal<Local, Bits<17>>,
-    icmp_ck: Signal<Local, Bits<16>>,
-    /// The reply's bytes at the fixed offsets.
-    reply: [Signal<Local, Bits<8>>; HEADER_BYTES],
-    out_lane: [Signal<Local, Bits<8>>; K],
-    write_data: Signal<Local, Bits<D>>,
-    /// The ICMP type, from wherever `l4` put it (0 past the frame's end).
-    icmp_type: DFF<Bits<8>>,
+        // Egress.
+        out_beat: DFF<Bits<8>>,
+        sending: Signal<Local, Bit>,
+        last: Signal<Local, Bit>,
+        last_bytes: Signal<Local, Bits<16>>,
+        out_first: Signal<Local, Bits<D>>,
 
-    // The two one's-complement sums: per beat, registered, then accumulated.
-    h_beat: Signal<Local, Bits<24>>,
-    i_beat: Signal<Local, Bits<24>>,
-    s_valid: DFF<Bit>,
-    s_first: DFF<Bit>,
-    s_h: DFF<Bits<24>>,
-    s_i: DFF<Bits<24>>,
-    acc_h: DFF<Bits<24>>,
-    acc_i: DFF<Bits<32>>,
-
-    // Decide, stage 1: the checks and the NF's tests on the header.
-    d1_valid: DFF<Bit>,
-    check: FrameCheck,
-    // Stage 2: the sums are complete; the verdict.
-    d2_valid: DFF<Bit>,
-    d2_reason: DFF<Bits<8>>,
-    d2_arp: DFF<Bit>,
-    d2_ip: DFF<Bit>,
-    d2_arp_ok: DFF<Bit>,
-    d2_dst_ok: DFF<Bit>,
-    d2_unsupported: DFF<Bit>,
-    d2_len: DFF<Bits<16>>,
-    d2_words: DFF<Bits<8>>,
-    d2_port: DFF<Bits<2>>,
-    d2_first: DFF<Bits<48>>,
-    new_dst: Signal<Local, Bits<48>>,
-    h_fold1: Signal<Local, Bits<17>>,
-    h_fold: Signal<Local, Bits<16>>,
-    i_fold1: Signal<Local, Bits<17>>,
-    i_fold: Signal<Local, Bits<16>>,
-    verdict_reason: Signal<Local, Bits<32>>,
-
-    // The descriptor FIFO, and the first-word edits beside it.
-    desc: [DFF<Bits<32>>; 4],
-    first: [DFF<Bits<48>>; FW],
-    desc_wr: DFF<Bits<2>>,
-    desc_rd: DFF<Bits<2>>,
-    desc_count: DFF<Bits<3>>,
-    new_desc: Signal<Local, Bits<32>>,
-    head: Signal<Local, Bits<32>>,
-    head_first: Signal<Local, Bits<48>>,
-    pop: Signal<Local, Bit>,
-
-    // Egress.
-    out_beat: DFF<Bits<8>>,
-    sending: Signal<Local, Bit>,
-    last: Signal<Local, Bit>,
-    last_bytes: Signal<Local, Bits<16>>,
-    out_first: Signal<Local, Bits<D>>,
-
-    // Parameters.
-    bus_bytes: Constant<Bits<16>>,
-    bus_shift: Constant<Bits<16>>,
-    lane_mask: Constant<Bits<16>>,
-    max_words: Constant<Bits<16>>,
-    depth: Constant<Bits<16>>,
-    keep_ones: Constant<Bits<K>>,
-    max_frame: Constant<Bits<16>>,
-    desc_depth: Constant<Bits<4>>,
-    /// The first word is edited by the egress (`FW > 0`), not on the way in.
-    late_first: Constant<Bit>,
-    /// Bytes the ingress leaves unedited: 8 when `late_first`, else 0.
-    first_bytes: Constant<Bits<16>>,
-    /// Ones over the first word's 64 bits.
-    first_mask: Constant<Bits<D>>,
+        // Parameters.
+        bus_bytes: Constant<Bits<16>>,
+        bus_shift: Constant<Bits<16>>,
+        lane_mask: Constant<Bits<16>>,
+        max_words: Constant<Bits<16>>,
+        depth: Constant<Bits<16>>,
+        keep_ones: Constant<Bits<K>>,
+        max_frame: Constant<Bits<16>>,
+        desc_depth: Constant<Bits<4>>,
+        /// The first word is edited by the egress (`FW > 0`), not on the way in.
+        late_first: Constant<Bit>,
+        /// Bytes the ingress leaves unedited: 8 when `late_first`, else 0.
+        first_bytes: Constant<Bits<16>>,
+        /// Ones over the first word's 64 bits.
+        first_mask: Constant<Bits<D>>,
+    }
 }
 
 /// The 64-bit responder: a 512-word (4 KB) buffer; the first word edited at the egress.
@@ -271,23 +232,7 @@ impl<const D: usize, const K: usize, const AW: usize, const FW: usize> IcmpEcho<
         let ip = ip.0.to_be_bytes();
         let mac = mac.bytes();
         let ones = !Bits::<D>::default();
-        IcmpEcho {
-            axis_aclk: Default::default(),
-            axis_resetn: Default::default(),
-            s_axis_tdata: Default::default(),
-            s_axis_tkeep: Default::default(),
-            s_axis_tuser: Default::default(),
-            s_axis_tvalid: Default::default(),
-            s_axis_tready: Default::default(),
-            s_axis_tlast: Default::default(),
-            m_axis_tdata: Default::default(),
-            m_axis_tkeep: Default::default(),
-            m_axis_tuser: Default::default(),
-            m_axis_tvalid: Default::default(),
-            m_axis_tready: Default::default(),
-            m_axis_tlast: Default::default(),
-            stat_drop_valid: Default::default(),
-            stat_drop_reason: Default::default(),
+        emu_hls::sume_new!(IcmpEcho {
             ip: ip.map(|b| Constant::new((b as u64).into())),
             mac: mac.map(|b| Constant::new((b as u64).into())),
             buffer: Default::default(),
@@ -388,7 +333,7 @@ impl<const D: usize, const K: usize, const AW: usize, const FW: usize> IcmpEcho<
             late_first: Constant::new(FW > 0),
             first_bytes: Constant::new((if FW > 0 { 8u64 } else { 0 }).into()),
             first_mask: Constant::new(ones >> (D as u64 - 64)),
-        }
+        })
     }
 }
 

@@ -49,132 +49,93 @@ const DESC_DEPTH: u64 = 4;
 // | 30:29 | the input port |
 const _: () = assert!(DropReason::SamePort as u8 == 11 && DropReason::Malformed as u8 <= 31);
 
-/// The switch on a `D`-bit bus (`K = D / 8`) with a packet buffer of `2^AW` bus words.
-#[derive(LogicBlock)]
-pub struct LearningSwitch<const D: usize, const K: usize, const AW: usize> {
-    // Clock and reset.
-    /// The clock.
-    pub axis_aclk: Signal<In, Clock>,
-    /// Reset, active low, synchronous.
-    pub axis_resetn: Signal<In, Bit>,
+emu_hls::sume_block! {
+    /// The switch on a `D`-bit bus (`K = D / 8`) with a packet buffer of `2^AW` bus words.
+    pub struct LearningSwitch<const D: usize, const K: usize, const AW: usize> {
+        // The packet buffer: a ring of bus words; the egress reads one word ahead.
+        buffer: RAM<Bits<D>, AW>,
+        wr_ptr: DFF<Bits<16>>,
+        rd_ptr: DFF<Bits<16>>,
+        rd_next: Signal<Local, Bits<16>>,
+        used: Signal<Local, Bits<16>>,
 
-    // The input stream.
-    /// Input data: frame byte `i` of the beat at bits `[8i+7:8i]`.
-    pub s_axis_tdata: Signal<In, Bits<D>>,
-    /// Input byte enables.
-    pub s_axis_tkeep: Signal<In, Bits<K>>,
-    /// Input metadata: `[23:16]` one-hot source port (the length is counted, not read).
-    pub s_axis_tuser: Signal<In, Bits<128>>,
-    /// Input beat valid.
-    pub s_axis_tvalid: Signal<In, Bit>,
-    /// The switch takes the input beat.
-    pub s_axis_tready: Signal<Out, Bit>,
-    /// Input: last beat of the frame.
-    pub s_axis_tlast: Signal<In, Bit>,
+        // Ingress.
+        ready: Signal<Local, Bit>,
+        take: Signal<Local, Bit>,
+        in_beat: DFF<Bits<16>>,
+        in_port: DFF<Bits<2>>,
+        in_over: DFF<Bit>,
+        in_len: DFF<Bits<16>>,
+        in_words: DFF<Bits<8>>,
+        beat_bytes: Signal<Local, Bits<16>>,
+        header: [DFF<Bits<8>>; CHECK_BYTES],
 
-    // The output stream.
-    /// Output data.
-    pub m_axis_tdata: Signal<Out, Bits<D>>,
-    /// Output byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<K>>,
-    /// Output metadata: `[15:0]` length, `[23:16]` source, `[31:24]` destination ports.
-    pub m_axis_tuser: Signal<Out, Bits<128>>,
-    /// Output beat valid.
-    pub m_axis_tvalid: Signal<Out, Bit>,
-    /// The next stage takes the output beat.
-    pub m_axis_tready: Signal<In, Bit>,
-    /// Output: last beat of the frame.
-    pub m_axis_tlast: Signal<Out, Bit>,
+        // Decide, stage 1: checks and learning.
+        d1_valid: DFF<Bit>,
+        check: FrameCheck,
+        // MACs as 24-bit halves (high, low): rust-hdl simulates up to 32 bits as one machine word,
+        // wider vectors bit by bit.
+        src_hi: Signal<Local, Bits<24>>,
+        src_lo: Signal<Local, Bits<24>>,
+        dst_hi: Signal<Local, Bits<24>>,
+        dst_lo: Signal<Local, Bits<24>>,
+        learn: Signal<Local, Bit>,
 
-    // Drops.
-    /// A frame was dropped (one cycle, in frame order).
-    pub stat_drop_valid: Signal<Out, Bit>,
-    /// Its `DropReason` code.
-    pub stat_drop_reason: Signal<Out, Bits<8>>,
+        // Decide, stage 2 (learning) then stage 3 (the lookup and the descriptor): the frame's
+        // fields stay in the d2 registers through both, which never hold two frames at once.
+        d2_valid: DFF<Bit>,
+        d3_valid: DFF<Bit>,
+        d2_dst_hi: DFF<Bits<24>>,
+        d2_dst_lo: DFF<Bits<24>>,
+        d2_port: DFF<Bits<2>>,
+        d2_reason: DFF<Bits<8>>,
+        d2_len: DFF<Bits<16>>,
+        d2_words: DFF<Bits<8>>,
+        verdict_drop: Signal<Local, Bit>,
+        verdict_reason: Signal<Local, Bits<32>>,
+        verdict_mask: Signal<Local, Bits<32>>,
 
-    // The packet buffer: a ring of bus words; the egress reads one word ahead.
-    buffer: RAM<Bits<D>, AW>,
-    wr_ptr: DFF<Bits<16>>,
-    rd_ptr: DFF<Bits<16>>,
-    rd_next: Signal<Local, Bits<16>>,
-    used: Signal<Local, Bits<16>>,
+        // The MAC table: sixteen slots of key, port and valid bit, one bank of comparators.
+        mac_hi: [DFF<Bits<24>>; MAC_TABLE_SIZE],
+        mac_lo: [DFF<Bits<24>>; MAC_TABLE_SIZE],
+        mac_port: [DFF<Bits<2>>; MAC_TABLE_SIZE],
+        mac_valid: DFF<Bits<16>>,
+        mac_victim: DFF<Bits<4>>,
+        // The comparators' key, a register: a multiplexer in front of sixteen 48-bit comparators
+        // would double their LUTs (a key bit and its two sources in every compare LUT).
+        key_hi: DFF<Bits<24>>,
+        key_lo: DFF<Bits<24>>,
+        slot_match: [Signal<Local, Bit>; MAC_TABLE_SIZE],
+        hit: Signal<Local, Bit>,
+        hit_port: Signal<Local, Bits<2>>,
+        free_lowest: Signal<Local, Bits<16>>,
+        full: Signal<Local, Bit>,
 
-    // Ingress.
-    ready: Signal<Local, Bit>,
-    take: Signal<Local, Bit>,
-    in_beat: DFF<Bits<16>>,
-    in_port: DFF<Bits<2>>,
-    in_over: DFF<Bit>,
-    in_len: DFF<Bits<16>>,
-    in_words: DFF<Bits<8>>,
-    beat_bytes: Signal<Local, Bits<16>>,
-    header: [DFF<Bits<8>>; CHECK_BYTES],
+        // The descriptor FIFO.
+        desc: [DFF<Bits<32>>; 4],
+        desc_wr: DFF<Bits<2>>,
+        desc_rd: DFF<Bits<2>>,
+        desc_count: DFF<Bits<3>>,
+        new_desc: Signal<Local, Bits<32>>,
+        head: Signal<Local, Bits<32>>,
+        pop: Signal<Local, Bit>,
 
-    // Decide, stage 1: checks and learning.
-    d1_valid: DFF<Bit>,
-    check: FrameCheck,
-    // MACs as 24-bit halves (high, low): rust-hdl simulates up to 32 bits as one machine word,
-    // wider vectors bit by bit.
-    src_hi: Signal<Local, Bits<24>>,
-    src_lo: Signal<Local, Bits<24>>,
-    dst_hi: Signal<Local, Bits<24>>,
-    dst_lo: Signal<Local, Bits<24>>,
-    learn: Signal<Local, Bit>,
+        // Egress.
+        out_beat: DFF<Bits<8>>,
+        sending: Signal<Local, Bit>,
+        last: Signal<Local, Bit>,
+        last_bytes: Signal<Local, Bits<16>>,
 
-    // Decide, stage 2 (learning) then stage 3 (the lookup and the descriptor): the frame's
-    // fields stay in the d2 registers through both, which never hold two frames at once.
-    d2_valid: DFF<Bit>,
-    d3_valid: DFF<Bit>,
-    d2_dst_hi: DFF<Bits<24>>,
-    d2_dst_lo: DFF<Bits<24>>,
-    d2_port: DFF<Bits<2>>,
-    d2_reason: DFF<Bits<8>>,
-    d2_len: DFF<Bits<16>>,
-    d2_words: DFF<Bits<8>>,
-    verdict_drop: Signal<Local, Bit>,
-    verdict_reason: Signal<Local, Bits<32>>,
-    verdict_mask: Signal<Local, Bits<32>>,
-
-    // The MAC table: sixteen slots of key, port and valid bit, one bank of comparators.
-    mac_hi: [DFF<Bits<24>>; MAC_TABLE_SIZE],
-    mac_lo: [DFF<Bits<24>>; MAC_TABLE_SIZE],
-    mac_port: [DFF<Bits<2>>; MAC_TABLE_SIZE],
-    mac_valid: DFF<Bits<16>>,
-    mac_victim: DFF<Bits<4>>,
-    // The comparators' key, a register: a multiplexer in front of sixteen 48-bit comparators
-    // would double their LUTs (a key bit and its two sources in every compare LUT).
-    key_hi: DFF<Bits<24>>,
-    key_lo: DFF<Bits<24>>,
-    slot_match: [Signal<Local, Bit>; MAC_TABLE_SIZE],
-    hit: Signal<Local, Bit>,
-    hit_port: Signal<Local, Bits<2>>,
-    free_lowest: Signal<Local, Bits<16>>,
-    full: Signal<Local, Bit>,
-
-    // The descriptor FIFO.
-    desc: [DFF<Bits<32>>; 4],
-    desc_wr: DFF<Bits<2>>,
-    desc_rd: DFF<Bits<2>>,
-    desc_count: DFF<Bits<3>>,
-    new_desc: Signal<Local, Bits<32>>,
-    head: Signal<Local, Bits<32>>,
-    pop: Signal<Local, Bit>,
-
-    // Egress.
-    out_beat: DFF<Bits<8>>,
-    sending: Signal<Local, Bit>,
-    last: Signal<Local, Bit>,
-    last_bytes: Signal<Local, Bits<16>>,
-
-    // Parameters.
-    bus_bytes: Constant<Bits<16>>,
-    bus_shift: Constant<Bits<16>>,
-    lane_mask: Constant<Bits<16>>,
-    max_words: Constant<Bits<16>>,
-    depth: Constant<Bits<16>>,
-    keep_ones: Constant<Bits<K>>,
-    max_frame: Constant<Bits<16>>,
-    desc_depth: Constant<Bits<4>>,
+        // Parameters.
+        bus_bytes: Constant<Bits<16>>,
+        bus_shift: Constant<Bits<16>>,
+        lane_mask: Constant<Bits<16>>,
+        max_words: Constant<Bits<16>>,
+        depth: Constant<Bits<16>>,
+        keep_ones: Constant<Bits<K>>,
+        max_frame: Constant<Bits<16>>,
+        desc_depth: Constant<Bits<4>>,
+    }
 }
 
 /// The 64-bit switch: a 512-word (4 KB) buffer.
@@ -188,23 +149,7 @@ impl<const D: usize, const K: usize, const AW: usize> Default for LearningSwitch
         let max_words = MAX_FRAME.div_ceil(K as u64);
         assert!(1 << AW >= 2 * max_words, "the buffer holds two largest frames");
         assert!(max_words < 256, "a frame's words fit the descriptor's 8 bits");
-        LearningSwitch {
-            axis_aclk: Default::default(),
-            axis_resetn: Default::default(),
-            s_axis_tdata: Default::default(),
-            s_axis_tkeep: Default::default(),
-            s_axis_tuser: Default::default(),
-            s_axis_tvalid: Default::default(),
-            s_axis_tready: Default::default(),
-            s_axis_tlast: Default::default(),
-            m_axis_tdata: Default::default(),
-            m_axis_tkeep: Default::default(),
-            m_axis_tuser: Default::default(),
-            m_axis_tvalid: Default::default(),
-            m_axis_tready: Default::default(),
-            m_axis_tlast: Default::default(),
-            stat_drop_valid: Default::default(),
-            stat_drop_reason: Default::default(),
+        emu_hls::sume_new!(LearningSwitch {
             buffer: Default::default(),
             wr_ptr: Default::default(),
             rd_ptr: Default::default(),
@@ -268,7 +213,7 @@ impl<const D: usize, const K: usize, const AW: usize> Default for LearningSwitch
             keep_ones: Constant::new(!Bits::<K>::default()),
             max_frame: Constant::new(MAX_FRAME.into()),
             desc_depth: Constant::new(DESC_DEPTH.into()),
-        }
+        })
     }
 }
 
