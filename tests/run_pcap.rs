@@ -314,6 +314,11 @@ fn bad_arguments_get_clear_errors() {
             "unknown tier `gpu`; tiers are cpu, ir, cycle, verilator",
         ),
         (
+            &["sim", "learning-switch", "--back-to-back", "--in", "x.pcap", "--out", "o"],
+            "add cycle or verilator to --target",
+        ),
+        (&["hls", "learning-switch", "--clock-mhz", "fast", "-o", "o"], "give the frequency in MHz"),
+        (
             &["sim", "learning-switch", "--target", "verilator", "--debug-socket", "s.sock"],
             "give the traffic with --in FILE",
         ),

@@ -39,6 +39,9 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     if a.vcd.is_some() && !tiers.contains(&Tier::Verilator) {
         return Err("--vcd records the verilator tier's waveform: add verilator to --target".into());
     }
+    if a.back_to_back && !tiers.iter().any(|t| matches!(t, Tier::Cycle | Tier::Verilator)) {
+        return Err("--back-to-back replays the hardware tiers' frames: add cycle or verilator to --target".into());
+    }
     let out = a.pcap.out.as_deref().ok_or("--out DIR is required: each tier writes DIR/<tier>/port<N>.pcap")?;
     // Build every tier before running any, so a tier that cannot be built fails fast.
     let mut nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)> = Vec::new();
