@@ -13,7 +13,6 @@ use emu_hls::backend::Design;
 /// An NF as hardware.
 pub struct HwNf {
     driver: Driver<Box<dyn Clocked + Send>>,
-    bus_bytes: usize,
     /// Why the hardware could not give a verdict for some frame (a hang), first one.
     pub error: Option<String>,
     /// Bytes of the frames given to the hardware.
@@ -49,7 +48,6 @@ impl HwNf {
     pub fn new(hw: Box<dyn Clocked + Send>, bus_bytes: usize) -> HwNf {
         HwNf {
             driver: Driver::new(hw, bus_bytes, Pacing::FULL),
-            bus_bytes,
             error: None,
             bytes_in: 0,
             frames_in: 0,
@@ -64,7 +62,7 @@ impl HwNf {
     /// come out as it did one at a time; the error names the first that does not.
     pub fn back_to_back(&self, fresh: Box<dyn Clocked + Send>) -> Result<BackToBack, String> {
         let kept = self.kept.as_deref().unwrap_or_default();
-        let mut driver = Driver::new(fresh, self.bus_bytes, Pacing::FULL);
+        let mut driver = Driver::new(fresh, self.driver.bus_bytes(), Pacing::FULL);
         let out = driver
             .run_timed(kept.iter().map(|(f, p, t, _)| (f.as_slice(), *p, *t)))
             .map_err(|h| format!("back to back, the hardware hung (no progress since cycle {})", h.last_progress))?;

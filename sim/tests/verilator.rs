@@ -329,6 +329,16 @@ fn icmp_echo_256_verilator_matches_the_cycle_model() {
 /// The second build of a design comes from the cache, in well under a second of work.
 /// Back-to-back minimum-size frames under Verilator take exactly the cycles per packet (and
 /// the first frame the latency) that `emu hls`'s report gives for their path.
+/// The switch's shortest path that learns the source (a `cam.insert` on it) and ends in a
+/// verdict `verdict` accepts.
+fn shortest_learning_path(d: &Design, verdict: impl Fn(&str) -> bool) -> emu_hls::sched::Path {
+    let learns = |p: &emu_hls::sched::Path| {
+        p.states.iter().any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
+    };
+    let paths = d.sched.paths(&d.func).into_iter().filter(|p| verdict(&p.verdict) && learns(p));
+    paths.min_by_key(|p| p.states.len()).expect("the switch has such a path")
+}
+
 #[test]
 fn back_to_back_frames_take_the_reported_cycles() {
     use emu_hls::backend::report;
@@ -343,18 +353,7 @@ fn back_to_back_frames_take_the_reported_cycles() {
         let mut driver = Driver::new(model, width / 8, Pacing::FULL);
         let out = driver.run(&vec![(f, 1u8); n as usize]).unwrap();
         assert!(out.iter().all(|o| matches!(o, Outcome::Sent(0b1101, _))));
-        let learn_flood = d
-            .sched
-            .paths(&d.func)
-            .into_iter()
-            .filter(|p| p.verdict == "flood")
-            .filter(|p| {
-                p.states
-                    .iter()
-                    .any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
-            })
-            .min_by_key(|p| p.states.len())
-            .unwrap();
+        let learn_flood = shortest_learning_path(&d, |v| v == "flood");
         let per_packet = report::path_cycles(&d, &learn_flood, 60);
         let latency = report::path_latency(&d, &learn_flood, 60);
         assert_eq!(driver.latencies[0], latency, "{width} bits");
@@ -382,18 +381,7 @@ fn back_to_back_frames_take_the_reported_cycles() {
             }
             driver.cycles
         };
-        let forward = d
-            .sched
-            .paths(&d.func)
-            .into_iter()
-            .filter(|p| p.verdict.starts_with("forward"))
-            .filter(|p| {
-                p.states
-                    .iter()
-                    .any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
-            })
-            .min_by_key(|p| p.states.len())
-            .unwrap();
+        let forward = shortest_learning_path(&d, |v| v.starts_with("forward"));
         let per_forward = report::path_cycles(&d, &forward, 60);
         assert_eq!(run(200) - run(100), 100 * per_forward, "{width} bits: {per_forward} cycles per forwarded frame");
     }

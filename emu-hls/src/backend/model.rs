@@ -77,6 +77,13 @@ struct Egress {
     beat: usize,
 }
 
+impl Egress {
+    /// Whether the beat on a bus of `bus` bytes is the frame's last.
+    fn last(&self, bus: usize) -> bool {
+        (self.beat + 1) * bus >= self.frame.len()
+    }
+}
+
 /// The ingress: receiving a frame into one of three buffer slots, or holding a received one
 /// until the core takes it.
 #[derive(Debug, Clone, Default)]
@@ -206,7 +213,7 @@ impl CycleModel {
             let tuser = (len as u128 & 0xffff)
                 | ((one_hot_ports(1 << e.in_port) as u128) << 16)
                 | ((one_hot_ports(e.dst_ports) as u128) << 24);
-            Beat { tdata, tkeep, tuser, tlast: start + bus >= len }
+            Beat { tdata, tkeep, tuser, tlast: e.last(bus) }
         });
         Outputs { s_axis_tready: !self.ingress.full, m_axis, drop: self.drop_out }
     }
@@ -230,7 +237,7 @@ impl CycleModel {
         self.sweep = self.sweep.saturating_sub(1);
         let bus = self.design.config.bus_bytes;
         if let (Some(e), true) = (&mut self.egress, inputs.m_axis_tready) {
-            if (e.beat + 1) * bus >= e.frame.len() {
+            if e.last(bus) {
                 self.egress = None;
             } else {
                 e.beat += 1;
@@ -474,6 +481,11 @@ impl<H: Clocked> Driver<H> {
             finished: vec![],
             hang_limit: 100_000,
         }
+    }
+
+    /// Bytes of a beat of the hardware's bus.
+    pub fn bus_bytes(&self) -> usize {
+        self.bus_bytes
     }
 
     fn chance(&mut self, percent: u32) -> bool {

@@ -15,8 +15,12 @@ pub fn beats(len: usize, bus_bytes: usize) -> u64 {
 /// state counted at its shortest, one word: 2). The core takes the next frame in the cycle it
 /// hands this one to the egress, so back to back this is its initiation interval.
 pub fn path_interval(design: &Design, path: &Path) -> u64 {
-    let nf: u64 = path.states.iter().map(|s| if design.sched.states[*s].kind == FsmKind::Sum { 2 } else { 1 }).sum();
-    1 + nf
+    1 + nf_cycles(design, path)
+}
+
+/// The cycles of `path`'s NF states, a sum state counted at its shortest (one word: 2).
+fn nf_cycles(design: &Design, path: &Path) -> u64 {
+    path.states.iter().map(|s| if design.sched.states[*s].kind == FsmKind::Sum { 2 } else { 1 }).sum()
 }
 
 /// Cycles per packet back to back for a path whose NF states take `nf` cycles: the slowest
@@ -48,12 +52,12 @@ pub const PATHS_LISTED: u128 = 200;
 
 /// Cycles per packet back to back on `path`: the slowest stage's interval.
 pub fn path_cycles(design: &Design, path: &Path, len: usize) -> u64 {
-    path_interval(design, path).max(beats(len, design.config.bus_bytes) + 1)
+    cycles(design, nf_cycles(design, path), len)
 }
 
 /// One frame's latency on `path` through an idle design, to its last beat sent or its drop.
 pub fn path_latency(design: &Design, path: &Path, len: usize) -> u64 {
-    latency(design, path_interval(design, path) - 1, path.drops, len)
+    latency(design, nf_cycles(design, path), path.drops, len)
 }
 
 /// Frames per second of 4×10G Ethernet at 64 bytes a frame (84 bytes on the wire with the
@@ -180,12 +184,13 @@ pub fn report_at(design: &Design, clock_mhz: f64) -> String {
             );
         }
     }
-    let refused = beats(64, bus) + 1;
+    // A refused frame takes no NF state: the core decides it in the cycle it would take it.
+    let refused = cycles(d, 0, 64);
     let _ = writeln!(
         r,
         "| (ingress check fails) | drop | 0 | {refused} | {} | {} | — |",
         at_line_rate(refused, clock_mhz),
-        refused + 1
+        latency(d, 0, true, 64)
     );
     let _ = writeln!(r);
     let _ = writeln!(

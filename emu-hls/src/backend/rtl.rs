@@ -830,15 +830,6 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("in_over_q"), Expr::bit(false)),
             Stmt::nb(id("in_beat_q"), Expr::zero(self.bw)),
         ];
-        // A decided drop: the core keeps it until the egress shows it, in order with the
-        // frames before.
-        let decide_drop = |reason: Expr| -> Vec<Stmt> {
-            vec![
-                Stmt::nb(id("done_drop_q"), Expr::bit(true)),
-                Stmt::nb(id("done_reason_q"), reason),
-                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
-            ]
-        };
         let mut take = free_ingress.clone();
         take.extend([
             Stmt::nb(id("win_q"), self.core_from_ingress()),
@@ -852,7 +843,7 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("fsm_q"), self.codes.nf(0)),
         ]);
         // (The refused frame's port and length are the core's for the debug unit's record.)
-        let mut refuse = decide_drop(id("check_reason"));
+        let mut refuse = self.decided_drop(id("check_reason"));
         refuse.extend([Stmt::nb(id("in_port_q"), id("in_src_q")), Stmt::nb(id("rx_len_q"), id("in_len_q"))]);
         refuse.extend(free_ingress.clone());
         // (A break holds frames in front of the ingress, in the hold buffer: the core takes
@@ -925,7 +916,7 @@ impl<'a> Gen<'a> {
         run.push(Stmt::Case {
             subject: id("fsm_q"),
             arms: case_arms,
-            default: Some(decide_drop(dec(8, DropReason::Malformed as u64))),
+            default: Some(self.decided_drop(dec(8, DropReason::Malformed as u64))),
         });
         let (write_port_items, write_port_stmts) = self.window_write_port_logic();
         items.extend(write_port_items);
@@ -999,8 +990,7 @@ impl<'a> Gen<'a> {
             id("tx_rd_addr"),
             Expr::mux(tx_addr.clone().at_least(dec(self.bw, self.depth)), dec(self.bw, self.depth - 1), tx_addr),
         ));
-        let tx_slot = Expr::mux(id("tx_take"), id("slot_q"), id("tx_slot_q"));
-        edge.push(Stmt::nb(id("tx_rd_q"), id("pbuf").index(Expr::concat(vec![tx_slot, id("tx_rd_addr")]))));
+        edge.push(Stmt::nb(id("tx_rd_q"), id("pbuf").index(Expr::concat(vec![id("tx_slot_next"), id("tx_rd_addr")]))));
         if self.sums {
             items.push(Item::reg("rd_addr", self.bw));
             edge.push(Stmt::nb(id("buf_rd_q"), id("pbuf").index(Expr::concat(vec![id("slot_q"), id("rd_addr")]))));
@@ -1300,76 +1290,75 @@ impl<'a> Gen<'a> {
         }
         // No sums, no sum unit: its registers stay at their reset values, and its datapath
         // over a range held at constants would be dead logic that Verilator warns about.
-        if !start_arms.is_empty() {
-            items.push(Item::reg("sum_start", POS));
-            items.push(Item::reg("sum_hi", POS));
-            let mut sel =
-                vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
-            sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
-            items.push(Item::always_comb(sel));
-            // Each lane's contribution: bytes in [start, hi), at an even distance from start in
-            // the high byte of a 16-bit word.
-            let base = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("sum_word_q"), Expr::zero(lb)]);
-            let mut terms = vec![];
-            for j in 0..bus {
-                let p = format!("sum_p{j}");
-                items.push(Item::wire(p.clone(), POS));
-                items.push(Item::assign(id(p.clone()), base.clone().plus(dec(POS, j as u64))));
-                let byte = id("frame_word").slice(8 * j + 7, 8 * j);
-                let inside = id(p.clone()).at_least(id("sum_start")).land(id(p.clone()).less_than(id("sum_hi")));
-                let even = id(p.clone()).bit_at(0).xor(id("sum_start").bit_at(0)).lnot();
-                let c = format!("sum_c{j}");
-                items.push(Item::wire(c.clone(), 32));
-                items.push(Item::assign(
-                    id(c.clone()),
+        if start_arms.is_empty() {
+            return Ok((items, per_state));
+        }
+        items.push(Item::reg("sum_start", POS));
+        items.push(Item::reg("sum_hi", POS));
+        let mut sel =
+            vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
+        sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
+        items.push(Item::always_comb(sel));
+        // Each lane's contribution: bytes in [start, hi), at an even distance from start in
+        // the high byte of a 16-bit word.
+        let base = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("sum_word_q"), Expr::zero(lb)]);
+        let mut terms = vec![];
+        for j in 0..bus {
+            let p = format!("sum_p{j}");
+            items.push(Item::wire(p.clone(), POS));
+            items.push(Item::assign(id(p.clone()), base.clone().plus(dec(POS, j as u64))));
+            let byte = id("frame_word").slice(8 * j + 7, 8 * j);
+            let inside = id(p.clone()).at_least(id("sum_start")).land(id(p.clone()).less_than(id("sum_hi")));
+            let even = id(p.clone()).bit_at(0).xor(id("sum_start").bit_at(0)).lnot();
+            let c = format!("sum_c{j}");
+            items.push(Item::wire(c.clone(), 32));
+            items.push(Item::assign(
+                id(c.clone()),
+                Expr::mux(
+                    inside,
                     Expr::mux(
-                        inside,
-                        Expr::mux(
-                            even,
-                            Expr::concat(vec![Expr::zero(16), byte.clone(), Expr::zero(8)]),
-                            Expr::concat(vec![Expr::zero(24), byte]),
-                        ),
-                        Expr::zero(32),
+                        even,
+                        Expr::concat(vec![Expr::zero(16), byte.clone(), Expr::zero(8)]),
+                        Expr::concat(vec![Expr::zero(24), byte]),
                     ),
-                ));
-                terms.push(id(c));
-            }
-            items.push(Item::wire("sum_next", 32));
-            items.push(Item::assign(id("sum_next"), terms.into_iter().fold(id("sum_acc_q"), |acc, t| acc.plus(t))));
-            items.extend(Self::fold_wires("sum_fold", id("sum_next"), 32));
-            items.push(Item::wire("sum_start_word", POS));
-            items.push(Item::assign(
-                id("sum_start_word"),
-                id("sum_start").binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
+                    Expr::zero(32),
+                ),
             ));
-            items.push(Item::wire("sum_last_word", POS));
-            items.push(Item::assign(
-                id("sum_last_word"),
-                id("sum_hi").minus(dec(POS, 1)).binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
-            ));
+            terms.push(id(c));
         }
-        // The core's read address in the buffer: the sum unit's next word.
-        if !per_state.is_empty() {
-            let sum_addr = Expr::mux(
-                id("sum_busy_q"),
-                id("sum_word_q").plus(dec(self.bw, 1)),
-                id("sum_start_word").slice(self.bw - 1, 0),
-            );
-            let mut rd = vec![Stmt::blocking(id("rd_addr"), Expr::zero(self.bw))];
-            let mut sum_states: Vec<StateNo> = per_state.keys().copied().collect();
-            sum_states.sort_unstable(); // the same Verilog on every run
-            for n in sum_states {
-                rd.push(Stmt::if_(
-                    id("fsm_q").equals(self.codes.nf(n)),
-                    vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
-                ));
-            }
+        items.push(Item::wire("sum_next", 32));
+        items.push(Item::assign(id("sum_next"), terms.into_iter().fold(id("sum_acc_q"), |acc, t| acc.plus(t))));
+        items.extend(Self::fold_wires("sum_fold", id("sum_next"), 32));
+        items.push(Item::wire("sum_start_word", POS));
+        items.push(Item::assign(
+            id("sum_start_word"),
+            id("sum_start").binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
+        ));
+        items.push(Item::wire("sum_last_word", POS));
+        items.push(Item::assign(
+            id("sum_last_word"),
+            id("sum_hi").minus(dec(POS, 1)).binary(crate::verilog::BinOp::Shr, Expr::int(lb as u64)),
+        ));
+        // The core's read address in the buffer (declared with the buffer): the sum unit's next word.
+        let sum_addr = Expr::mux(
+            id("sum_busy_q"),
+            id("sum_word_q").plus(dec(self.bw, 1)),
+            id("sum_start_word").slice(self.bw - 1, 0),
+        );
+        let mut rd = vec![Stmt::blocking(id("rd_addr"), Expr::zero(self.bw))];
+        let mut sum_states: Vec<StateNo> = per_state.keys().copied().collect();
+        sum_states.sort_unstable(); // the same Verilog on every run
+        for n in sum_states {
             rd.push(Stmt::if_(
-                id("rd_addr").at_least(dec(self.bw, self.depth)),
-                vec![Stmt::blocking(id("rd_addr"), dec(self.bw, self.depth - 1))],
+                id("fsm_q").equals(self.codes.nf(n)),
+                vec![Stmt::blocking(id("rd_addr"), sum_addr.clone())],
             ));
-            items.push(Item::always_comb(rd));
         }
+        rd.push(Stmt::if_(
+            id("rd_addr").at_least(dec(self.bw, self.depth)),
+            vec![Stmt::blocking(id("rd_addr"), dec(self.bw, self.depth - 1))],
+        ));
+        items.push(Item::always_comb(rd));
         Ok((items, per_state))
     }
 
@@ -1747,18 +1736,22 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A drop decided with `reason`: the core keeps it until the egress shows it, in order with
+    /// the frames before.
+    fn decided_drop(&self, reason: Expr) -> Vec<Stmt> {
+        vec![
+            Stmt::nb(id("done_drop_q"), Expr::bit(true)),
+            Stmt::nb(id("done_reason_q"), reason),
+            Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
+        ]
+    }
+
     /// `Action::resolve` of a `return`: the output ports, or a drop, for the egress.
     fn verdict(&self, a: &ActionExpr, n: StateNo) -> Vec<Stmt> {
         let ports = self.d.config.ports as u32;
         let all = dec(4, (1u64 << ports) - 1);
         let in_bit = Expr::concat((0..4u64).rev().map(|k| id("in_port_q").equals(dec(8, k))).collect());
-        let drop = |r: DropReason| {
-            vec![
-                Stmt::nb(id("done_drop_q"), Expr::bit(true)),
-                Stmt::nb(id("done_reason_q"), dec(8, r as u64)),
-                Stmt::nb(id("fsm_q"), self.codes.code(StateCodes::DONE)),
-            ]
-        };
+        let drop = |r: DropReason| self.decided_drop(dec(8, r as u64));
         let send = |mask: Expr, empty: DropReason| {
             vec![Stmt::if_else(
                 mask.clone().equals(Expr::zero(4)),
