@@ -281,6 +281,13 @@ fn parse_frames(s: &str) -> Result<std::ops::Range<u64>, String> {
     }
 }
 
+fn parse_fault(s: &str) -> Result<(String, u64), String> {
+    let bad = || format!("`{s}` is not a fault: write TIER:N, e.g. cycle:500 (the 500th frame to reach the cycle tier)");
+    let (tier, n) = s.split_once(':').ok_or_else(bad)?;
+    tier.parse::<emu_sim::Tier>()?;
+    Ok((tier.to_string(), n.parse().map_err(|_| bad())?))
+}
+
 fn parse_param(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
@@ -373,6 +380,13 @@ Hardware tiers also print latency (cycles, and ns at --clock-mhz), the cycles pe
 the throughput against 4x10G; with --back-to-back, also the cycles per frame with the same
 frames fed back to back (what the hardware sustains on this traffic).
 
+With --fuzz N instead of --in, the traffic is N seeded frames of the protocols the shipped NFs
+speak (ARP, IPv4 with options and fragments, ICMP, UDP, DNS, memcached, TCP, 802.1Q tags),
+aimed at the addresses, names and ports of the NF's options, a third of them damaged, and
+replies to what the first tier sent; the tiers run in lockstep and each frame's fate is
+compared as it goes (nothing is written unless --out is given: DIR/traffic.pcapng then holds
+the traffic, ports as interfaces, to replay with --in). The same --seed gives the same frames.
+
 Examples:
   emu sim learning-switch --target cpu,ir,cycle,verilator --in examples/mixed.pcapng --out sim-out/
   emu sim learning-switch --target cpu,verilator --vcd ls.vcd --vcd-frames 3..5 --in examples/mixed.pcapng --out sim-out/
@@ -382,7 +396,10 @@ Examples:
   emu sim learning-switch --target cpu,cycle --in examples/mixed.pcapng --out sim-out/ --profile sim-out/profile
   emu sim learning-switch --target verilator --in examples/mixed.pcapng --out sim-out/ --debug-socket /tmp/ls.sock
       then: emu dbg /tmp/ls.sock --exec 'watch floods >= 4; continue; wait 2000'
-      (add --stay to read the state after the last frame: it serves until Ctrl-C)";
+      (add --stay to read the state after the last frame: it serves until Ctrl-C)
+  emu sim learning-switch --target cpu,ir,cycle,verilator --fuzz 1000000 --seed 7
+  emu sim dns-server --zone z.txt --ip 10.0.0.53 --target cpu,verilator --fuzz 20000 --out fuzz-out/
+  emu sim learning-switch --target cpu,cycle --fuzz 1000 --inject-drop cycle:500   (the diff must name frame 500)";
 
 #[derive(Args)]
 pub(crate) struct NewArgs {
@@ -514,6 +531,16 @@ pub(crate) struct SimArgs {
     /// state the last frames left), until Ctrl-C
     #[arg(long, requires = "debug_socket")]
     pub stay: bool,
+    /// Instead of --in: N seeded fuzz frames through every tier in lockstep (see below)
+    #[arg(long, value_name = "N", conflicts_with_all = ["inputs", "debug_socket", "back_to_back", "profile"])]
+    pub fuzz: Option<u64>,
+    /// With --fuzz: the seed; the same seed gives the same frames
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "fuzz")]
+    pub seed: u64,
+    /// A fault, to check the check: the N-th frame (from 0) that reaches TIER's NF is dropped
+    /// there (as `malformed`); the diff must report that one frame and nothing else
+    #[arg(long, value_name = "TIER:N", value_parser = parse_fault)]
+    pub inject_drop: Option<(String, u64)>,
     #[command(flatten)]
     pub pcap: PcapArgs,
 }

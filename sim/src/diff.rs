@@ -59,22 +59,24 @@ pub struct FrameDifference {
 pub fn compare_fates(a: &BTreeMap<u64, Fate>, b: &BTreeMap<u64, Fate>, a_name: &str, b_name: &str) -> Vec<FrameDifference> {
     let none = Fate::default();
     let indices: std::collections::BTreeSet<u64> = a.keys().chain(b.keys()).copied().collect();
-    let mut out = vec![];
-    for index in indices {
-        let (x, y) = (a.get(&index).unwrap_or(&none), b.get(&index).unwrap_or(&none));
-        if x == y {
-            continue;
-        }
-        let same_ports = x.dropped == y.dropped && x.sent.iter().map(|s| s.0).eq(y.sent.iter().map(|s| s.0));
-        let d = match x.sent.iter().zip(&y.sent).find(|(p, q)| p.1 != q.1) {
-            Some(((port, fx), (_, fy))) if same_ports => {
-                FrameDifference { index, port: Some(*port), what: describe(fx, fy, a_name, b_name) }
-            }
-            _ => FrameDifference { index, port: None, what: format!("{a_name} {}, {b_name} {}", x.said(), y.said()) },
-        };
-        out.push(d);
+    indices
+        .into_iter()
+        .filter_map(|i| compare_fate(i, a.get(&i).unwrap_or(&none), b.get(&i).unwrap_or(&none), a_name, b_name))
+        .collect()
+}
+
+/// How input frame `index`'s fates `x` (in tier `a_name`) and `y` (in `b_name`) differ, if they do.
+pub fn compare_fate(index: u64, x: &Fate, y: &Fate, a_name: &str, b_name: &str) -> Option<FrameDifference> {
+    if x == y {
+        return None;
     }
-    out
+    let same_ports = x.dropped == y.dropped && x.sent.iter().map(|s| s.0).eq(y.sent.iter().map(|s| s.0));
+    Some(match x.sent.iter().zip(&y.sent).find(|(p, q)| p.1 != q.1) {
+        Some(((port, fx), (_, fy))) if same_ports => {
+            FrameDifference { index, port: Some(*port), what: describe(fx, fy, a_name, b_name) }
+        }
+        _ => FrameDifference { index, port: None, what: format!("{a_name} {}, {b_name} {}", x.said(), y.said()) },
+    })
 }
 
 /// Where two versions of a frame first differ, e.g. `byte 22 (ipv4.ttl): cpu 0x40, ir 0x3f`.

@@ -7,12 +7,13 @@
 //! [`verilator`]), the last two driven through their stream ports by [`hw_tier`]. [`diff`]
 //! compares tiers. [`verilator`] builds the generated Verilog into a Verilator model with the
 //! same ports (checked against the cycle model cycle for cycle; `HwNf::new` takes it).
-//! [`profile`] records what a run's packets cost on any tier (`--profile`), [`plot`] draws it.
+//! [`fuzz`] makes seeded traffic for `emu sim --fuzz`. [`profile`] records what a run's packets cost on any tier (`--profile`), [`plot`] draws it.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
 pub mod cache;
 pub mod diff;
+pub mod fuzz;
 pub mod hw_debug;
 pub mod hw_tier;
 pub mod ir_tier;

@@ -9,6 +9,7 @@ pub(crate) mod new;
 pub(crate) mod profile;
 pub(crate) mod progress;
 pub(crate) mod run;
+pub(crate) mod fuzz;
 pub(crate) mod sim;
 pub(crate) mod sim_debug;
 pub(crate) mod synth;

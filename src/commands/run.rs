@@ -41,7 +41,7 @@ pub(crate) fn build(desc: &NfDescriptor, config: &Config) -> Result<Box<dyn Netw
     (desc.build)(config).map_err(|e| format!("{}: {e}", desc.name))
 }
 
-fn port_count(desc: &NfDescriptor, requested: Option<usize>) -> Result<usize, String> {
+pub(crate) fn port_count(desc: &NfDescriptor, requested: Option<usize>) -> Result<usize, String> {
     let n = requested.unwrap_or(desc.ports);
     if n == 0 || n > emu::MAX_PORTS {
         return Err(format!("--ports {n}: give a number of ports from 1 to {}", emu::MAX_PORTS));
@@ -101,7 +101,7 @@ pub(crate) fn run_pcaps_with(
     Ok(0)
 }
 
-fn print_summary(desc: &NfDescriptor, stats: &Stats, nf_summary: &str) {
+pub(crate) fn print_summary(desc: &NfDescriptor, stats: &Stats, nf_summary: &str) {
     let tx: u64 = stats.ports().iter().map(|p| p.tx_packets).sum();
     println!(
         "{}: {} frames in, {} frames out, {} dropped, {} ports",

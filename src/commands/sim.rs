@@ -28,9 +28,111 @@ impl NetworkFunction for Shared {
     }
 }
 
+/// A tier's NF that drops the `n`-th frame reaching it (`--inject-drop`): a fault for checking
+/// that the diff reports exactly that frame.
+struct DropNth {
+    nf: Box<dyn NetworkFunction + Send>,
+    n: u64,
+    seen: u64,
+}
+
+impl NetworkFunction for DropNth {
+    fn process(&mut self, pkt: &mut emu::Packet<'_>, meta: &emu::Meta) -> emu::Action {
+        self.seen += 1;
+        if self.seen == self.n + 1 {
+            return emu::Action::Drop(emu::DropReason::Malformed);
+        }
+        self.nf.process(pkt, meta)
+    }
+
+    fn process_frame(&mut self, frame: &mut Vec<u8>, window: usize, meta: &emu::Meta) -> emu::Action {
+        self.seen += 1;
+        if self.seen == self.n + 1 {
+            return emu::Action::Drop(emu::DropReason::Malformed);
+        }
+        self.nf.process_frame(frame, window, meta)
+    }
+}
+
+/// The tiers of a run, built.
+pub(crate) struct Built {
+    /// Each tier's NF, in the order given.
+    pub nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)>,
+    /// The hardware tiers, for their reports.
+    pub hardware: Vec<(Tier, Arc<Mutex<HwNf>>)>,
+    /// With --back-to-back, a second instance of each hardware tier for the replay.
+    pub replays: Vec<(Tier, Box<dyn Clocked + Send>)>,
+    /// With --profile, each tier's profile.
+    pub profiles: Vec<(Tier, ProfileHandle)>,
+}
+
+/// Builds every tier before any runs, so a tier that cannot be built fails fast.
+pub(crate) fn build_tiers(desc: &NfDescriptor, config: &Config, a: &SimArgs, tiers: &[Tier]) -> Result<Built, String> {
+    let mut built = Built { nfs: vec![], hardware: vec![], replays: vec![], profiles: vec![] };
+    let profiling = a.profile.is_some();
+    for &tier in tiers {
+        let nf: Box<dyn NetworkFunction + Send> = match tier {
+            Tier::Cpu if profiling => {
+                let (nf, handle) = super::profile::native(desc, config, build(desc, config)?);
+                built.profiles.push((tier, handle));
+                nf
+            }
+            Tier::Cpu => build(desc, config)?,
+            Tier::Ir => {
+                let ir = IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?;
+                if profiling {
+                    let (nf, handle) = Profiled::ir(ir);
+                    built.profiles.push((tier, handle));
+                    Box::new(nf)
+                } else {
+                    Box::new(ir)
+                }
+            }
+            Tier::Cycle | Tier::Verilator => {
+                let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame)
+                    .map_err(|e| format!("tier {tier}: {e}"))?;
+                let mut nf = if tier == Tier::Cycle {
+                    if a.back_to_back {
+                        built.replays.push((tier, Box::new(CycleModel::new(&design))));
+                    }
+                    HwNf::cycle(&design)
+                } else {
+                    let (model, info) = VerilatorModel::build(&design, a.vcd.clone())?;
+                    let how = if info.cached { "from the cache" } else { "built" };
+                    println!("verilator model {how} in {:.1} s ({})", info.seconds, info.dir.display());
+                    if a.back_to_back {
+                        built.replays.push((tier, Box::new(model.another())));
+                    }
+                    let mut nf = HwNf::new(Box::new(model), design.config.bus_bytes);
+                    nf.record = a.vcd_frames.clone();
+                    nf
+                };
+                if a.back_to_back {
+                    nf.kept = Some(vec![]);
+                }
+                let hw = Arc::new(Mutex::new(nf));
+                built.hardware.push((tier, hw.clone()));
+                if profiling {
+                    let (nf, handle) = Profiled::hw(hw);
+                    built.profiles.push((tier, handle));
+                    Box::new(nf)
+                } else {
+                    Box::new(Shared(hw))
+                }
+            }
+        };
+        let nf = match &a.inject_drop {
+            Some((t, n)) if t == tier.name() => Box::new(DropNth { nf, n: *n, seen: 0 }),
+            _ => nf,
+        };
+        built.nfs.push((tier, nf));
+    }
+    Ok(built)
+}
+
 pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i32, String> {
-    if a.pcap.inputs.is_empty() {
-        return Err("give the traffic with --in FILE (or --in PORT=FILE per port)".into());
+    if a.pcap.inputs.is_empty() && a.fuzz.is_none() {
+        return Err("give the traffic with --in FILE (or --in PORT=FILE per port), or --fuzz N for generated traffic".into());
     }
     if let Some(socket) = &a.debug_socket {
         return super::sim_debug::run(desc, config, a, socket);
@@ -42,73 +144,50 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
     if a.back_to_back && !tiers.iter().any(|t| matches!(t, Tier::Cycle | Tier::Verilator)) {
         return Err("--back-to-back replays the hardware tiers' frames: add cycle or verilator to --target".into());
     }
-    let out = a.pcap.out.as_deref().ok_or("--out DIR is required: each tier writes DIR/<tier>/port<N>.pcap")?;
-    // Build every tier before running any, so a tier that cannot be built fails fast.
-    let mut nfs: Vec<(Tier, Box<dyn NetworkFunction + Send>)> = Vec::new();
-    let mut hardware: Vec<(Tier, Arc<Mutex<HwNf>>)> = Vec::new();
-    // With --back-to-back, a second instance of each hardware tier for the replay.
-    let mut replays: Vec<(Tier, Box<dyn Clocked + Send>)> = Vec::new();
-    let mut profiles: Vec<(Tier, ProfileHandle)> = Vec::new();
-    let profiling = a.profile.is_some();
-    for &tier in &tiers {
-        let nf: Box<dyn NetworkFunction + Send> = match tier {
-            Tier::Cpu if profiling => {
-                let (nf, handle) = super::profile::native(desc, config, build(desc, config)?);
-                profiles.push((tier, handle));
-                nf
-            }
-            Tier::Cpu => build(desc, config)?,
-            Tier::Ir => {
-                let ir = IrNf::build(desc, config).map_err(|e| format!("tier ir: {e}"))?;
-                if profiling {
-                    let (nf, handle) = Profiled::ir(ir);
-                    profiles.push((tier, handle));
-                    Box::new(nf)
-                } else {
-                    Box::new(ir)
-                }
-            }
-            Tier::Cycle | Tier::Verilator => {
-                let design = Design::from_descriptor(desc, config, a.width, a.pcap.max_frame)
-                    .map_err(|e| format!("tier {tier}: {e}"))?;
-                let mut nf = if tier == Tier::Cycle {
-                    if a.back_to_back {
-                        replays.push((tier, Box::new(CycleModel::new(&design))));
-                    }
-                    HwNf::cycle(&design)
-                } else {
-                    let (model, info) = VerilatorModel::build(&design, a.vcd.clone())?;
-                    let how = if info.cached { "from the cache" } else { "built" };
-                    println!("verilator model {how} in {:.1} s ({})", info.seconds, info.dir.display());
-                    if a.back_to_back {
-                        replays.push((tier, Box::new(model.another())));
-                    }
-                    let mut nf = HwNf::new(Box::new(model), design.config.bus_bytes);
-                    nf.record = a.vcd_frames.clone();
-                    nf
-                };
-                if a.back_to_back {
-                    nf.kept = Some(vec![]);
-                }
-                let hw = Arc::new(Mutex::new(nf));
-                hardware.push((tier, hw.clone()));
-                if profiling {
-                    let (nf, handle) = Profiled::hw(hw);
-                    profiles.push((tier, handle));
-                    Box::new(nf)
-                } else {
-                    Box::new(Shared(hw))
-                }
-            }
-        };
-        nfs.push((tier, nf));
+    if let Some((t, _)) = &a.inject_drop {
+        if !tiers.iter().any(|x| x.name() == t) {
+            return Err(format!("--inject-drop {t}:…: tier {t} is not in --target"));
+        }
     }
+    if let Some(frames) = a.fuzz {
+        if tiers.len() < 2 {
+            return Err("--fuzz compares tiers: give two or more, e.g. --target cpu,ir,cycle,verilator".into());
+        }
+        let built = build_tiers(desc, config, a, &tiers)?;
+        return super::fuzz::run(desc, config, a, built, frames);
+    }
+    let out = a.pcap.out.as_deref().ok_or("--out DIR is required: each tier writes DIR/<tier>/port<N>.pcap")?;
+    let Built { nfs, hardware, replays, profiles } = build_tiers(desc, config, a, &tiers)?;
     let mut code = 0;
     for (tier, nf) in nfs {
         println!("--- tier {tier}");
         code = code.max(run_pcaps_with(desc, nf, &a.pcap, &out.join(tier.name()))?);
     }
-    for (tier, hw) in &hardware {
+    code = code.max(report_hardware(&hardware, replays, a)?);
+    if let Some(dir) = &a.profile {
+        let list: Vec<_> = profiles.iter().map(|(t, h)| h.profile(t.name())).collect();
+        super::profile::write_sim(desc.name, &list, dir, a.pcap.json)?;
+    }
+    if tiers.len() > 1 {
+        let ports = a.pcap.ports.unwrap_or(desc.ports);
+        let sent_at = |tier: Tier, port: usize, i: usize| -> Option<u64> {
+            let (_, hw) = hardware.iter().find(|(t, _)| *t == tier)?;
+            hw.lock().ok()?.sent_at.get(port)?.get(i).copied()
+        };
+        code = code.max(compare(&tiers, out, ports, &sent_at)?);
+    }
+    Ok(code)
+}
+
+/// Prints each hardware tier's report (and its back-to-back replay); 1 when one hung or
+/// came out otherwise back to back.
+pub(crate) fn report_hardware(
+    hardware: &[(Tier, Arc<Mutex<HwNf>>)],
+    mut replays: Vec<(Tier, Box<dyn Clocked + Send>)>,
+    a: &SimArgs,
+) -> Result<i32, String> {
+    let mut code = 0;
+    for (tier, hw) in hardware {
         let hw = hw.lock().map_err(|_| "a hardware tier panicked")?;
         if let Some(e) = &hw.error {
             println!("tier {tier}: {e}");
@@ -130,18 +209,6 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs) -> Result<i
             Some(r) => print!("{}", r.table(tier.name())),
             None => println!("tier {tier}: no frames reached the hardware"),
         }
-    }
-    if let Some(dir) = &a.profile {
-        let list: Vec<_> = profiles.iter().map(|(t, h)| h.profile(t.name())).collect();
-        super::profile::write_sim(desc.name, &list, dir, a.pcap.json)?;
-    }
-    if tiers.len() > 1 {
-        let ports = a.pcap.ports.unwrap_or(desc.ports);
-        let sent_at = |tier: Tier, port: usize, i: usize| -> Option<u64> {
-            let (_, hw) = hardware.iter().find(|(t, _)| *t == tier)?;
-            hw.lock().ok()?.sent_at.get(port)?.get(i).copied()
-        };
-        code = code.max(compare(&tiers, out, ports, &sent_at)?);
     }
     Ok(code)
 }

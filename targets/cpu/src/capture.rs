@@ -232,6 +232,67 @@ fn to_nanos(raw: u64, tsresol: u8) -> u64 {
 }
 
 
+/// Writes frames of several ports into one pcapng file, an interface per port (named
+/// `port<N>`, nanosecond timestamps): Wireshark opens it, and `--in FILE` reads each frame back
+/// on its port.
+pub struct PortsWriter<W: std::io::Write> {
+    w: pcap_file::pcapng::PcapNgWriter<W>,
+    ports: usize,
+}
+
+impl PortsWriter<BufWriter<File>> {
+    /// Creates `path` for frames of ports `0..ports`.
+    pub fn create(path: &Path, ports: usize) -> Result<PortsWriter<BufWriter<File>>> {
+        let f = File::create(path).map_err(|e| Error::new(ErrorKind::Io, format!("{}: cannot create: {e}", path.display())))?;
+        PortsWriter::new(BufWriter::new(f), ports)
+    }
+}
+
+impl<W: std::io::Write> PortsWriter<W> {
+    /// A writer of frames of ports `0..ports` into `out`.
+    pub fn new(out: W, ports: usize) -> Result<PortsWriter<W>> {
+        use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+        let bad = |e: pcap_file::PcapError| Error::new(ErrorKind::Io, format!("pcapng: {e}"));
+        let mut w = pcap_file::pcapng::PcapNgWriter::new(out).map_err(bad)?;
+        for p in 0..ports {
+            let idb = InterfaceDescriptionBlock {
+                linktype: DataLink::ETHERNET,
+                snaplen: 0xffff,
+                options: vec![
+                    InterfaceDescriptionOption::IfName(format!("port{p}").into()),
+                    InterfaceDescriptionOption::IfTsResol(9),
+                ],
+            };
+            w.write_pcapng_block(idb).map_err(bad)?;
+        }
+        Ok(PortsWriter { w, ports })
+    }
+
+    /// Writes one frame that arrived on `port` at `timestamp` (ns).
+    pub fn write(&mut self, port: Port, timestamp: Timestamp, data: &[u8]) -> Result<()> {
+        use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+        if port as usize >= self.ports {
+            return Err(Error::new(ErrorKind::BadPort, format!("port {port}: the file has ports 0..{}", self.ports)));
+        }
+        let epb = EnhancedPacketBlock {
+            interface_id: port as u32,
+            timestamp: std::time::Duration::from_nanos(timestamp),
+            original_len: data.len() as u32,
+            data: data.into(),
+            options: vec![],
+        };
+        self.w.write_pcapng_block(epb).map_err(|e| Error::new(ErrorKind::Io, format!("pcapng: {e}")))?;
+        Ok(())
+    }
+
+    /// Flushes and hands back the output.
+    pub fn finish(self) -> Result<W> {
+        let mut out = self.w.into_inner();
+        out.flush().map_err(|e| Error::io("pcapng", e))?;
+        Ok(out)
+    }
+}
+
 /// Reads captures (merged by timestamp; ties go to the input given first) and writes
 /// `port<N>.pcap` for each port into a directory.
 pub struct PcapDevice {

@@ -34,7 +34,7 @@ mod ring;
 pub mod runner;
 pub mod stats;
 
-pub use capture::{CaptureReader, InputSpec, PcapDevice};
+pub use capture::{CaptureReader, InputSpec, PcapDevice, PortsWriter};
 pub use debug::{DebugOptions, Debugger};
 pub use device::{Arrival, Device, Frame};
 pub use error::{Error, ErrorKind, Result};
