@@ -242,7 +242,8 @@ pub(crate) struct NetfpgaArgs {
     /// The module to compile when the file holds several #[emu::nf] modules
     #[arg(long, value_name = "NAME")]
     pub module: Option<String>,
-    /// Build the debug unit into the NF, its registers on the OPL's AXI4-Lite slave from 0x1000
+    /// Build the debug unit into the NF, its registers on the OPL's AXI4-Lite slave (a page
+    /// at a time from 0x800, DEBUG_PAGE at 0x7FC says which)
     #[arg(long)]
     pub debug: bool,
     /// With --debug, also reach the unit in band: control frames (EtherType 0x88B5) from this

@@ -34,59 +34,66 @@ fn number_before(line: &str, phrase: &str) -> u64 {
     word.parse().unwrap_or_else(|_| panic!("no number before `{phrase}` in `{line}`"))
 }
 
-/// 20 000 frames of `nf` through cpu, ir, cycle and verilator: every tier agrees on every
-/// frame, and the traffic reaches the NF (it sends) and its checks (it drops).
-fn agrees(nf: &str, seed: u64, width: usize) {
-    let (seed, width) = (seed.to_string(), width.to_string());
+/// `frames` fuzzed frames of `nf` through cpu, ir, cycle and verilator: every tier agrees on
+/// every frame, and the traffic reaches the NF (it sends) and its checks (it drops).
+fn agrees(nf: &str, seed: u64, width: usize, frames: u64) {
+    let (seed, width, n) = (seed.to_string(), width.to_string(), frames.to_string());
     let tiers = "cpu,ir,cycle,verilator";
-    let (out, s) = sim(nf, &["--target", tiers, "--fuzz", "20000", "--seed", &seed, "--width", &width]);
+    let (out, s) = sim(nf, &["--target", tiers, "--fuzz", &n, "--seed", &seed, "--width", &width]);
     assert!(out.status.success(), "{s}");
     assert!(!s.contains("DIFFER"), "{s}");
     for tier in ["ir", "cycle", "verilator"] {
-        assert!(s.contains(&format!("cpu and {tier} agree on all 20000 frames")), "{s}");
+        assert!(s.contains(&format!("cpu and {tier} agree on all {n} frames")), "{s}");
     }
-    let line = s.lines().find(|l| l.starts_with(&format!("{nf}: 20000 frames in"))).unwrap_or_else(|| panic!("{s}"));
-    assert!(number_before(line, "frames out") > 1000 && number_before(line, "dropped") > 1000, "{line}");
+    let line = s.lines().find(|l| l.starts_with(&format!("{nf}: {n} frames in"))).unwrap_or_else(|| panic!("{s}"));
+    // ICMP echo answers only pings and ARP for its address: some 4% of the traffic.
+    let least = frames / 50;
+    assert!(number_before(line, "frames out") > least && number_before(line, "dropped") > least, "{line}");
 }
+
+/// The CI slice: 20 000 frames an NF, but 5 000 for the two largest, whose Verilator models
+/// at the tests' -O0 simulate some 300 frames a second (the million-frame runs use -O2).
+const SLICE: u64 = 20_000;
+const SLICE_LARGE: u64 = 5_000;
 
 #[test]
 fn learning_switch_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("learning-switch", 1, 64);
+    agrees("learning-switch", 1, 64, SLICE);
 }
 
 #[test]
 fn icmp_echo_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("icmp-echo", 2, 256);
+    agrees("icmp-echo", 2, 256, SLICE);
 }
 
 #[test]
 fn tcp_ping_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("tcp-ping", 3, 64);
+    agrees("tcp-ping", 3, 64, SLICE);
 }
 
 #[test]
 fn firewall_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("firewall", 4, 256);
+    agrees("firewall", 4, 256, SLICE);
 }
 
 #[test]
 fn nat_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("nat", 5, 64);
+    agrees("nat", 5, 64, SLICE);
 }
 
 #[test]
 fn stats_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("stats", 6, 256);
+    agrees("stats", 6, 256, SLICE);
 }
 
 #[test]
 fn dns_server_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("dns-server", 7, 64);
+    agrees("dns-server", 7, 64, SLICE_LARGE);
 }
 
 #[test]
 fn memcached_cache_agrees_on_every_tier_over_fuzzed_traffic() {
-    agrees("memcached-cache", 8, 64);
+    agrees("memcached-cache", 8, 64, SLICE_LARGE);
 }
 
 /// A tier that drops one frame more than the CPU is one difference in `emu sim`'s output, the

@@ -20,6 +20,8 @@
 //! | 0x018 | PKTOUT | R | frames the NF sent (last beat accepted on `m_axis`; a frame sent to several ports counts once) |
 //! | 0x01C | DROPS | R | frames the NF dropped, all reasons |
 //! | 0x040 + 4 × code | DROP_\<REASON\> | R | frames dropped for the reason with that code (`DropReason as u8`, 1–19) |
+//! | 0x7FC | DEBUG_PAGE | RW | with the debug unit: which 2 KB page of its registers shows from 0x800 |
+//! | 0x800–0xFFF | DEBUG | RW | with the debug unit: its register A at 0x800 + A % 0x800 while DEBUG_PAGE is A / 0x800 |
 //!
 //! Counters are 32 bits and wrap. Addresses not in the map read 0; writes elsewhere than RESET
 //! are ignored. Both answer OKAY.
@@ -42,6 +44,22 @@ pub const ID: u32 = 0x0045_4d55;
 /// The value of the VERSION register: this register map's version.
 pub const VERSION: u32 = 1;
 
+/// The address bits the wrapper's AXI4-Lite slave decodes: its window is 4 KB, as the reference
+/// switch maps the output port lookup (`M02_AXI_*addr[11:0]` in top.v, `ADDR_WIDTH 12` in
+/// control_sub.tcl). Whoever instantiates it passes the low bits of a wider address.
+pub const ADDR_BITS: u32 = 12;
+
+/// The wrapper's connection for AXI4-Lite signal `name` (`AWADDR`, …) of the bus `bus`: the
+/// low [`ADDR_BITS`] of an address, the signal itself otherwise.
+pub fn axi_connection(name: &str, bus: &str) -> Expr {
+    let signal = Expr::id(bus);
+    if name == "AWADDR" || name == "ARADDR" {
+        signal.slice(ADDR_BITS - 1, 0)
+    } else {
+        signal
+    }
+}
+
 /// The SUME data path's width in bits.
 pub const DATA_BITS: u32 = 256;
 
@@ -58,9 +76,27 @@ pub struct Register {
     pub what: String,
 }
 
-/// Where the debug unit's registers start, when the NF is built with it (`emu netfpga
-/// --debug`): its address `a` (emu-hls `backend/debug.rs`) is `DEBUG_BASE + a` here.
-pub const DEBUG_BASE: u32 = 0x1000;
+/// Where the debug unit's registers show, when the NF is built with it (`emu netfpga --debug`):
+/// the upper half of the 4 KB window, a page of 2 KB of the unit's address space at a time.
+/// The reference switch decodes only 12 address bits for the output port lookup
+/// (`M02_AXI_*addr[11:0]` in its top.v), and the unit's space is larger (a symbol's registers
+/// are 0x400 apart), so [`DEBUG_PAGE_ADDR`] says which page shows: the unit's address `a`
+/// (emu-hls `backend/debug.rs`) is at `DEBUG_WINDOW + a % 0x800` while the page register
+/// holds `a / 0x800` ([`debug_address`]).
+pub const DEBUG_WINDOW: u32 = 0x800;
+
+/// The bytes of the unit's address space one page shows.
+pub const DEBUG_PAGE_BYTES: u32 = 0x800;
+
+/// The page register (read and write): which page of the unit's registers shows at
+/// [`DEBUG_WINDOW`].
+pub const DEBUG_PAGE_ADDR: u32 = 0x7fc;
+
+/// Where the unit's register `a` is: the page to write into [`DEBUG_PAGE_ADDR`] and the address
+/// in the window.
+pub fn debug_address(a: u32) -> (u32, u32) {
+    (a / DEBUG_PAGE_BYTES, DEBUG_WINDOW + a % DEBUG_PAGE_BYTES)
+}
 
 /// Address of the RESET register.
 pub const RESET_ADDR: u32 = 0x008;
@@ -103,12 +139,18 @@ pub fn register_map(design: &Design) -> Vec<Register> {
     }
     if design.config.debug {
         map.push(reg(
-            DEBUG_BASE,
+            DEBUG_PAGE_ADDR,
+            "DEBUG_PAGE",
+            "RW",
+            format!("the page of the debug unit's registers that shows from 0x{DEBUG_WINDOW:03x}"),
+        ));
+        map.push(reg(
+            DEBUG_WINDOW,
             "DEBUG",
             "RW",
             format!(
-                "0x{DEBUG_BASE:x} + A: the debug unit's register A (its map: docs/debug-protocol.md, \
-                 \"The hardware unit\")"
+                "0x{DEBUG_WINDOW:03x} + A % 0x{DEBUG_PAGE_BYTES:x}: the debug unit's register A while DEBUG_PAGE holds \
+                 A / 0x{DEBUG_PAGE_BYTES:x} (its map: docs/debug-protocol.md, \"The hardware unit\")"
             ),
         ));
     }
@@ -182,17 +224,18 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
             m.ports.push(if out { Port::output_wire(name, width) } else { Port::input(name, width) });
         }
     }
-    // The AXI4-Lite slave, named and sized as the reference cores' (32-bit address and data).
+    // The AXI4-Lite slave, named as the reference cores'; 32-bit data, and the 12 address bits
+    // the reference switch gives the output port lookup (its top.v wires `M02_AXI_*addr[11:0]`).
     m.ports.push(Port::input("S_AXI_ACLK", 1));
     m.ports.push(Port::input("S_AXI_ARESETN", 1));
     for (name, width) in [
-        ("S_AXI_AWADDR", 32),
+        ("S_AXI_AWADDR", ADDR_BITS),
         ("S_AXI_AWVALID", 1),
         ("S_AXI_WDATA", 32),
         ("S_AXI_WSTRB", 4),
         ("S_AXI_WVALID", 1),
         ("S_AXI_BREADY", 1),
-        ("S_AXI_ARADDR", 32),
+        ("S_AXI_ARADDR", ADDR_BITS),
         ("S_AXI_ARVALID", 1),
         ("S_AXI_RREADY", 1),
     ] {
@@ -306,16 +349,16 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
         id("read_go"),
         id("S_AXI_ARVALID").land(id("rvalid_q").lnot()).land(id("dbg_wait_q").lnot()),
     ));
-    // The debug unit: addresses from DEBUG_BASE on go to its port (the address less DEBUG_BASE);
-    // it answers a read the cycle after, so the read data is one cycle later than the
-    // register file's (dbg_wait_q).
-    let high = |addr: &str| id(addr).slice(15, 12).not_equals(Expr::zero(4));
+    // The debug unit: the upper half of the 12-bit window shows the page of its registers that
+    // page_q names; it answers a read the cycle after, so the read data is one cycle later than
+    // the register file's (dbg_wait_q).
+    let high = |addr: &str| id(addr).bit_at(11);
     let debug_read = id("read_go").land(high("S_AXI_ARADDR"));
     let debug_write = id("write_go").land(high("S_AXI_AWADDR"));
+    let page_bits = 32 - DEBUG_PAGE_BYTES.trailing_zeros();
     if debug {
-        let offset = |addr: &str| {
-            Expr::concat(vec![Expr::zero(16), id(addr).slice(15, 0).minus(Expr::hex(16, DEBUG_BASE as u128))])
-        };
+        m.items.push(Item::reg("page_q", page_bits));
+        let offset = |addr: &str| Expr::concat(vec![id("page_q"), id(addr).slice(10, 0)]);
         for (port, value) in [
             ("dbg_req_valid", debug_read.clone().lor(debug_write.clone())),
             ("dbg_req_write", debug_write.clone()),
@@ -336,29 +379,42 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
     for &r in DropReason::ALL {
         arms.push((vec![Expr::hex(12, drop_addr(r) as u128)], vec![Stmt::nb(id("rdata_q"), id(&drop_reg(r)))]));
     }
+    if debug {
+        arms.push((
+            vec![Expr::hex(12, DEBUG_PAGE_ADDR as u128)],
+            vec![Stmt::nb(id("rdata_q"), Expr::concat(vec![Expr::zero(32 - page_bits), id("page_q")]))],
+        ));
+    }
     let read = Stmt::Case {
         subject: id("S_AXI_ARADDR").slice(11, 0),
         arms,
         default: Some(vec![Stmt::nb(id("rdata_q"), Expr::zero(32))]),
     };
-    let mut clear_write = id("write_go")
-        .land(id("S_AXI_AWADDR").slice(11, 0).equals(Expr::hex(12, RESET_ADDR as u128)))
-        .land(id("S_AXI_WDATA").bit_at(0));
+    let write_to = |addr: u32| id("write_go").land(id("S_AXI_AWADDR").slice(11, 0).equals(Expr::hex(12, addr as u128)));
+    let clear_write = write_to(RESET_ADDR).land(id("S_AXI_WDATA").bit_at(0));
+    let mut on_reset = vec![
+        Stmt::nb(id("bvalid_q"), Expr::bit(false)),
+        Stmt::nb(id("rvalid_q"), Expr::bit(false)),
+        Stmt::nb(id("rdata_q"), Expr::zero(32)),
+        Stmt::nb(id("clear_q"), Expr::bit(false)),
+        Stmt::nb(id("dbg_wait_q"), Expr::bit(false)),
+    ];
+    let mut page_write = vec![];
     if debug {
-        clear_write = clear_write.land(high("S_AXI_AWADDR").lnot());
+        on_reset.push(Stmt::nb(id("page_q"), Expr::zero(page_bits)));
+        page_write.push(Stmt::if_(
+            write_to(DEBUG_PAGE_ADDR),
+            vec![Stmt::nb(id("page_q"), id("S_AXI_WDATA").slice(page_bits - 1, 0))],
+        ));
     }
     m.items.push(Item::always_posedge(
         "S_AXI_ACLK",
         vec![Stmt::if_else(
             id("S_AXI_ARESETN").lnot(),
-            vec![
-                Stmt::nb(id("bvalid_q"), Expr::bit(false)),
-                Stmt::nb(id("rvalid_q"), Expr::bit(false)),
-                Stmt::nb(id("rdata_q"), Expr::zero(32)),
-                Stmt::nb(id("clear_q"), Expr::bit(false)),
-                Stmt::nb(id("dbg_wait_q"), Expr::bit(false)),
-            ],
-            vec![
+            on_reset,
+            [
+                page_write,
+                vec![
                 Stmt::nb(id("clear_q"), clear_write),
                 Stmt::if_else(
                     id("write_go"),
@@ -391,7 +447,9 @@ pub fn wrapper(design: &Design) -> Result<Module, String> {
                         vec![Stmt::if_(id("S_AXI_RREADY"), vec![Stmt::nb(id("rvalid_q"), Expr::bit(false))])],
                     )
                 },
-            ],
+                ],
+            ]
+            .concat(),
         )],
     ));
     for (port, value) in [

@@ -336,8 +336,8 @@ pub fn sim_top() -> Module {
     opl.push(("S_AXI_ACLK".into(), id("clk")));
     opl.push(("S_AXI_ARESETN".into(), id("resetn")));
     for &(name, _, _) in AXI_LITE {
-        let name = format!("S_AXI_{name}");
-        opl.push((name.clone(), id(&name)));
+        let bus = format!("S_AXI_{name}");
+        opl.push((bus.clone(), crate::opl::axi_connection(name, &bus)));
     }
     for (module, name, connections) in [
         ("emu_sume_input_arbiter", "input_arbiter", arb),

@@ -95,9 +95,17 @@ pub fn nf_datapath() -> String {
         }
     }
     let clocked = || vec![("axis_aclk".to_string(), id("axis_aclk")), ("axis_resetn".to_string(), id("axis_resetn"))];
+    // The OPL (S1) decodes the low 12 bits of the address; the reference IP take it whole.
     let axi = |s: usize| {
-        let mut c: Vec<(String, Expr)> =
-            AXI_NAMES.iter().map(|&(n, _, _)| (format!("S_AXI_{n}"), id(&format!("S{s}_AXI_{n}")))).collect();
+        let connect = |n: &str| {
+            let bus = format!("S{s}_AXI_{n}");
+            if s == 1 {
+                opl::axi_connection(n, &bus)
+            } else {
+                id(&bus)
+            }
+        };
+        let mut c: Vec<(String, Expr)> = AXI_NAMES.iter().map(|&(n, _, _)| (format!("S_AXI_{n}"), connect(n))).collect();
         c.push(("S_AXI_ACLK".into(), id("axi_aclk")));
         c.push(("S_AXI_ARESETN".into(), id("axi_resetn")));
         c
@@ -131,9 +139,18 @@ pub fn nf_datapath() -> String {
         }));
     }
     // The reference top.v overrides these parameters of nf_datapath; the Verilog AST has no
-    // module parameters, so they are written into the header here. The widths are fixed: the
-    // SUME data path is 256 bits, its tuser 128, its five queues.
-    let text = md.to_string();
+    // module parameters, so they are written into the header here, and the address ports take
+    // C_S_AXI_ADDR_WIDTH (top.v passes 12). The other widths are fixed: the SUME data path is
+    // 256 bits, its tuser 128, its five queues.
+    let mut text = md.to_string();
+    for s in 0..3 {
+        for addr in ["AWADDR", "ARADDR"] {
+            let port = format!("S{s}_AXI_{addr}");
+            let fixed = format!("input wire [31:0] {port},");
+            assert!(text.contains(&fixed), "nf_datapath declares {port} as `{fixed}`");
+            text = text.replacen(&fixed, &format!("input wire [C_S_AXI_ADDR_WIDTH-1:0] {port},"), 1);
+        }
+    }
     let params = "module nf_datapath #(\n\
         \x20   parameter C_S_AXI_DATA_WIDTH = 32,\n\
         \x20   parameter C_S_AXI_ADDR_WIDTH = 32,\n\
@@ -447,6 +464,8 @@ by `sim/tb.cpp` under Verilator (`cargo test -p emu-fpga --test sume_sim`).
 The OPL's AXI4-Lite slave is `nf_datapath`'s `S1_AXI`, which the reference switch maps at
 `0x44020000` (`OUTPUT_PORT_LOOKUP_BASEADDR`, `reference_switch_defines.tcl`); read a register
 with the reference tools, e.g. `rwaxi -a 0x44020014` for PKTIN. Counters are 32 bits and wrap.
+The slave decodes 12 address bits (the reference's 4 KB window); with `--debug`, write the page
+of a debug unit register A (A / 0x800) into DEBUG_PAGE, then reach it at 0x800 + A % 0x800.
 
 {table}"#,
         top = design.top_name(),

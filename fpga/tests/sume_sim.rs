@@ -190,7 +190,8 @@ fn all_inputs_at_once_match_the_cpu_target_in_the_arbiters_order() {
 }
 
 /// The learning switch built with the debug unit, whose registers answer on the OPL's AXI4-Lite
-/// slave from `opl::DEBUG_BASE`: after the example traffic the unit's counters and the MAC
+/// slave through a 12-bit window, as the reference switch decodes it (the page register, then
+/// the upper half of the window): after the example traffic the unit's counters and the MAC
 /// table read what the CPU target's state holds, a write through it lands, and the OPL's own
 /// registers are still where they were (a write to the unit's CONTROL does not clear them).
 #[test]
@@ -200,29 +201,41 @@ fn the_debug_unit_answers_on_axi4_lite() {
     design.config.debug = true;
     let sim = SumeSim::build(&design).unwrap_or_else(|e| panic!("{e}"));
     let frames = example();
-    let at = |a: u32| opl::DEBUG_BASE + a;
-    let mut accesses = vec![
-        Access::Read(at(reg::ID)),
-        Access::Read(at(reg::PACKETS)),
-        Access::Read(at(reg::symbol(1, 0))),
-        Access::Read(at(reg::symbol(1, 1))),
-        Access::Write(at(reg::CONTROL), 0),
-        Access::Read(opl::PKTIN_ADDR),
-    ];
+    // The unit's register `a`: its page into DEBUG_PAGE, then the access in the window.
+    let mut accesses = vec![];
+    let mut unit = |a: u32, write: Option<u32>| {
+        let (page, at) = opl::debug_address(a);
+        accesses.push(Access::Write(opl::DEBUG_PAGE_ADDR, page));
+        accesses.push(match write {
+            Some(v) => Access::Write(at, v),
+            None => Access::Read(at),
+        });
+    };
+    unit(reg::ID, None);
+    unit(reg::PACKETS, None);
+    unit(reg::symbol(1, 0), None);
+    unit(reg::symbol(1, 1), None);
+    unit(reg::CONTROL, Some(0));
     for slot in 0..4 {
-        accesses.push(Access::Write(at(reg::INDEX), slot));
-        accesses.push(Access::Read(at(reg::table(0, reg::T_VALID))));
-        accesses.push(Access::Read(at(reg::table(0, reg::T_KEY))));
-        accesses.push(Access::Read(at(reg::table(0, reg::T_KEY + 4))));
-        accesses.push(Access::Read(at(reg::table(0, reg::T_VALUE))));
+        unit(reg::INDEX, Some(slot));
+        unit(reg::table(0, reg::T_VALID), None);
+        unit(reg::table(0, reg::T_KEY), None);
+        unit(reg::table(0, reg::T_KEY + 4), None);
+        unit(reg::table(0, reg::T_VALUE), None);
     }
-    accesses.extend([
-        Access::Write(at(reg::DATA), 77),
-        Access::Write(at(reg::DATA + 4), 0),
-        Access::Write(at(reg::COMMIT), 1),
-        Access::Read(at(reg::RESULT)),
-        Access::Read(at(reg::symbol(1, 0))),
-    ]);
+    unit(reg::DATA, Some(77));
+    unit(reg::DATA + 4, Some(0));
+    unit(reg::COMMIT, Some(1));
+    unit(reg::RESULT, None);
+    unit(reg::symbol(1, 0), None);
+    // The OPL's own registers are where they were, the page register reads back.
+    accesses.insert(10, Access::Read(opl::PKTIN_ADDR));
+    accesses.push(Access::Read(opl::DEBUG_PAGE_ADDR));
+    let addr = |a: &Access| match *a {
+        Access::Read(x) | Access::Write(x, _) => x,
+    };
+    assert!(accesses.iter().all(|a| addr(a) < 0x1000), "every access within the reference's 12 address bits");
+    assert!(accesses.iter().any(|a| addr(a) == opl::DEBUG_PAGE_ADDR && *a != Access::Write(opl::DEBUG_PAGE_ADDR, 0)));
     let run = sim.run(&frames, Mode::Serial, 5, &accesses).unwrap();
     let reads: Vec<u32> = run.reads.iter().map(|(_, v)| *v).collect();
 
@@ -249,5 +262,6 @@ fn the_debug_unit_answers_on_axi4_lite() {
             assert_eq!((r[1] as u64 | (r[2] as u64) << 32, r[3]), (key, value), "slot {slot}");
         }
     }
-    assert_eq!(&reads[21..], [0, 77], "COMMIT wrote floods");
+    assert_eq!(&reads[21..23], [0, 77], "COMMIT wrote floods");
+    assert_eq!(reads[23], opl::debug_address(reg::symbol(1, 0)).0, "DEBUG_PAGE reads back");
 }

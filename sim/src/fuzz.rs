@@ -244,7 +244,8 @@ impl Fuzzer {
         Fuzzed { port, timestamp: self.time, data }
     }
 
-    /// A destination: mostly another host, sometimes the NF's own addresses or broadcast.
+    /// A destination: mostly another host, a third of the time the NF itself (its addresses,
+    /// as a host that has ARPed for it would send), sometimes broadcast or anywhere.
     fn dst(&mut self, src: Host) -> (Mac, Ipv4Addr) {
         let host = loop {
             let h = self.rng.pick(&self.hosts);
@@ -252,14 +253,16 @@ impl Fuzzer {
                 break h;
             }
         };
+        let at_nf = !self.aims.ips.is_empty() && self.rng.chance(35);
         let mac = match self.rng.below(10) {
             0 => Mac::BROADCAST,
-            1..=3 if !self.aims.macs.is_empty() => self.rng.pick(&self.aims.macs),
+            1..=8 if at_nf && !self.aims.macs.is_empty() => self.rng.pick(&self.aims.macs),
+            1..=2 if !self.aims.macs.is_empty() => self.rng.pick(&self.aims.macs),
             _ => host.mac,
         };
         let ip = match self.rng.below(10) {
-            0..=3 if !self.aims.ips.is_empty() => self.rng.pick(&self.aims.ips),
-            4 => Ipv4Addr(self.rng.next() as u32),
+            _ if at_nf => self.rng.pick(&self.aims.ips),
+            0 => Ipv4Addr(self.rng.next() as u32),
             _ => host.ip,
         };
         (mac, ip)
