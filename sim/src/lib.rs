@@ -7,7 +7,8 @@
 //! [`verilator`]), the last two driven through their stream ports by [`hw_tier`]. [`diff`]
 //! compares tiers. [`verilator`] builds the generated Verilog into a Verilator model with the
 //! same ports (checked against the cycle model cycle for cycle; `HwNf::new` takes it).
-//! [`fuzz`] makes seeded traffic for `emu sim --fuzz`. [`profile`] records what a run's packets cost on any tier (`--profile`), [`plot`] draws it.
+//! [`iverilog`] replays a recorded run on the Verilog under Icarus Verilog, a second,
+//! event-driven simulator. [`fuzz`] makes seeded traffic for `emu sim --fuzz`. [`profile`] records what a run's packets cost on any tier (`--profile`), [`plot`] draws it.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -17,6 +18,7 @@ pub mod fuzz;
 pub mod hw_debug;
 pub mod hw_tier;
 pub mod ir_tier;
+pub mod iverilog;
 pub mod plot;
 pub mod profile;
 // Loading the compiled model and calling its C functions is unsafe by nature; the module
