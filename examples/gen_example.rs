@@ -12,12 +12,7 @@
 
 use emu::craft::{self, TcpFlags, TcpSegment};
 use emu::{Ipv4Addr, Mac};
-use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
-use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
-use pcap_file::pcapng::PcapNgWriter;
-use pcap_file::DataLink;
-use std::borrow::Cow;
-use std::time::Duration;
+use emu_cpu::PortsWriter;
 
 const PORTS: u32 = 4;
 /// 2026-01-01T00:00:00Z, so the file is the same on every run.
@@ -82,28 +77,10 @@ fn main() {
         (3, craft::ethernet(mac(2), mac(3), 0x0800, &craft::icmp_echo(ip(3), ip(2), false, 0x99, 1, b"emu example"))),
     ];
 
-    let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut w = PcapNgWriter::new(file).expect("pcapng header");
-    for p in 0..PORTS {
-        let idb = InterfaceDescriptionBlock {
-            linktype: DataLink::ETHERNET,
-            snaplen: 65535,
-            options: vec![
-                InterfaceDescriptionOption::IfName(Cow::Owned(format!("port{p}"))),
-                InterfaceDescriptionOption::IfTsResol(9),
-            ],
-        };
-        w.write_pcapng_block(idb).expect("interface block");
-    }
+    let mut w = PortsWriter::create(std::path::Path::new(&path), PORTS as usize).unwrap_or_else(|e| panic!("{e}"));
     for (i, (host, data)) in frames.iter().enumerate() {
-        let epb = EnhancedPacketBlock {
-            interface_id: port_of(*host),
-            timestamp: Duration::from_nanos(START_NS + i as u64 * 1_000_000),
-            original_len: data.len() as u32,
-            data: Cow::Borrowed(data),
-            options: vec![],
-        };
-        w.write_pcapng_block(epb).expect("packet block");
+        w.write(port_of(*host) as u8, START_NS + i as u64 * 1_000_000, data).expect("packet block");
     }
+    w.finish().expect("the file");
     println!("wrote {} frames on {PORTS} ports to {path}", frames.len());
 }

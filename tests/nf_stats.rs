@@ -13,7 +13,7 @@ use emu_hls::backend::model::{CycleModel, Driver, Pacing};
 use emu_hls::backend::Design;
 use emu_hls::interp::State;
 use emu_sim::ir_tier::IrNf;
-use nf_common::{assert_agree, emu, histogram, outcomes, text, Rng};
+use nf_common::{assert_agree, emu, histogram, outcomes, text, write_pcapng, Rng};
 use proptest::prelude::*;
 use stats::{Stats, CLASSES, SIZE_BUCKETS};
 use std::process::Command;
@@ -224,28 +224,6 @@ fn every_tier_agrees_and_the_cycle_model_counts_the_same() {
         assert!(cpu.sizes.get(i) > 0, "size bucket {i} empty");
     }
     eprintln!("{h:?}\n{}", cpu.report(Some(5)));
-}
-
-fn write_pcapng(path: &std::path::Path, frames: &[(Vec<u8>, u8)]) {
-    use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
-    use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
-    use pcap_file::pcapng::PcapNgWriter;
-    use pcap_file::DataLink;
-    let mut w = PcapNgWriter::new(std::fs::File::create(path).unwrap()).unwrap();
-    for _ in 0..4 {
-        let idb = InterfaceDescriptionBlock { linktype: DataLink::ETHERNET, snaplen: 0xffff, options: vec![] };
-        w.write_pcapng_block(idb).unwrap();
-    }
-    for (i, (f, port)) in frames.iter().enumerate() {
-        let epb = EnhancedPacketBlock {
-            interface_id: *port as u32,
-            timestamp: std::time::Duration::from_micros(i as u64),
-            original_len: f.len() as u32,
-            data: std::borrow::Cow::Borrowed(f),
-            options: vec![],
-        };
-        w.write_pcapng_block(epb).unwrap();
-    }
 }
 
 /// The number after `key` on the summary line that starts with `label`.

@@ -7,7 +7,7 @@ mod nf_common;
 use emu::craft::{self, TcpFlags, TcpSegment};
 use emu::{Config, Ipv4Addr, Mac};
 use emu_hls::backend::model::Outcome;
-use nf_common::{assert_agree, emu, histogram, outcomes, text, Rng};
+use nf_common::{assert_agree, emu, histogram, outcomes, text, write_pcapng, Rng};
 use proptest::prelude::*;
 use std::process::Command;
 
@@ -157,29 +157,6 @@ fn emu_sim_tiers_agree() {
     assert!(r.status.success(), "{}\n{}", text(&r.stdout), text(&r.stderr));
     for t in ["ir", "cycle"] {
         assert!(text(&r.stdout).contains(&format!("cpu and {t} agree")), "{}", text(&r.stdout));
-    }
-}
-
-/// A pcapng whose interface ids are the ports.
-fn write_pcapng(path: &std::path::Path, frames: &[(Vec<u8>, u8)]) {
-    use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
-    use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
-    use pcap_file::pcapng::PcapNgWriter;
-    use pcap_file::DataLink;
-    let mut w = PcapNgWriter::new(std::fs::File::create(path).unwrap()).unwrap();
-    for _ in 0..4 {
-        let idb = InterfaceDescriptionBlock { linktype: DataLink::ETHERNET, snaplen: 0xffff, options: vec![] };
-        w.write_pcapng_block(idb).unwrap();
-    }
-    for (i, (f, port)) in frames.iter().enumerate() {
-        let epb = EnhancedPacketBlock {
-            interface_id: *port as u32,
-            timestamp: std::time::Duration::from_micros(i as u64),
-            original_len: f.len() as u32,
-            data: std::borrow::Cow::Borrowed(f),
-            options: vec![],
-        };
-        w.write_pcapng_block(epb).unwrap();
     }
 }
 

@@ -150,7 +150,7 @@ fn cycles_per_packet_are_bounded_and_as_reported() {
         assert!(out.iter().all(|o| matches!(o, Outcome::Sent(0b1101, _))));
         let paths = d.sched.paths(&d.func);
         let learns = |p: &&emu_hls::sched::Path| {
-            p.states.iter().any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
+            p.blocks.iter().any(|b| d.func.blocks[*b].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
         };
         let flood = paths
             .iter()

@@ -333,7 +333,7 @@ fn icmp_echo_256_verilator_matches_the_cycle_model() {
 /// verdict `verdict` accepts.
 fn shortest_learning_path(d: &Design, verdict: impl Fn(&str) -> bool) -> emu_hls::sched::Path {
     let learns = |p: &emu_hls::sched::Path| {
-        p.states.iter().any(|s| d.sched.states[*s].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
+        p.blocks.iter().any(|b| d.func.blocks[*b].insts.iter().any(|i| d.func.insts[*i].op.name() == "cam.insert"))
     };
     let paths = d.sched.paths(&d.func).into_iter().filter(|p| verdict(&p.verdict) && learns(p));
     paths.min_by_key(|p| p.states.len()).expect("the switch has such a path")
@@ -359,6 +359,8 @@ fn back_to_back_frames_take_the_reported_cycles() {
         assert_eq!(driver.latencies[0], latency, "{width} bits");
         assert_eq!(driver.cycles, latency + (n - 1) * per_packet, "{width} bits");
         assert!(report::report(&d).contains(&format!("| {per_packet} |")));
+        // At line rate, as native RTL: a frame every `beats` cycles (2 at 256 bits, 8 at 64).
+        assert_eq!(per_packet, 60u64.div_ceil(width as u64 / 8), "{width} bits: cycles per broadcast frame");
 
         // Known unicast between two learned hosts, back and forth: the learn-then-forward
         // path, frame after frame at the report's interval.

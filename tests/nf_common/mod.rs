@@ -18,6 +18,15 @@ pub fn emu(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_emu")).args(args).output().expect("run emu")
 }
 
+/// Writes `frames` (bytes, port) as a pcapng of 4 ports, a millisecond apart.
+pub fn write_pcapng(path: &std::path::Path, frames: &[(Vec<u8>, u8)]) {
+    let mut w = emu_cpu::PortsWriter::create(path, 4).unwrap();
+    for (i, (f, port)) in frames.iter().enumerate() {
+        w.write(*port, i as u64 * 1_000_000, f).unwrap();
+    }
+    w.finish().unwrap();
+}
+
 /// xorshift64, seeded: the same frames on every machine.
 pub struct Rng(pub u64);
 

@@ -896,14 +896,18 @@ fn trace(
     // (A refused frame's bytes are the core's copy too: taken when the core refused it.)
     push.push(Stmt::nb(id("dbg_tr_bytes").index(tail.clone()), id("dbg_bytes_q")));
     let take = id("dbg_take");
-    run.extend(snoop(core));
-    run.push(Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_bytes_q"), id("dbg_in_bytes_q"))]));
+    // The ingress's bytes and first-beat time as they are after this edge (`_d`): the core
+    // takes a frame in the edge its last beat arrives.
+    wire(items, "dbg_in_bytes_d", snap, snoop(core));
+    wire(items, "dbg_in_t0_d", 32, Expr::mux(core.first_beat.clone(), id("dbg_now_q"), id("dbg_in_t0_q")));
+    run.push(Stmt::nb(id("dbg_in_bytes_q"), id("dbg_in_bytes_d")));
+    run.push(Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_bytes_q"), id("dbg_in_bytes_d"))]));
     run.extend([
         Stmt::nb(id("dbg_now_q"), id("dbg_now_q").plus(Expr::hex(32, 1))),
-        Stmt::if_(core.first_beat.clone(), vec![Stmt::nb(id("dbg_in_t0_q"), id("dbg_now_q"))]),
+        Stmt::nb(id("dbg_in_t0_q"), id("dbg_in_t0_d")),
         // (A frame held at a break reaches the ingress when released: the hold is not its
         // latency.)
-        Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_t0_q"), id("dbg_in_t0_q"))]),
+        Stmt::if_(take.clone(), vec![Stmt::nb(id("dbg_t0_q"), id("dbg_in_t0_d"))]),
         Stmt::if_(wr.clone().land(at(reg::TRACE)), vec![Stmt::nb(id("dbg_trace_q"), id("dbg_rq_wdata").bit_at(0))]),
         Stmt::if_else(
             wr.clone().land(at(reg::TRACE_LOST)),
@@ -940,26 +944,28 @@ fn trace(
     }
 }
 
-/// The ingress's beats into `dbg_in_bytes_q`, up to [`TRACE_SNAP`] bytes: the first beat
-/// clears what it does not fill, so bytes past the frame's end read 0.
-fn snoop(core: &Core) -> Vec<Stmt> {
+/// `dbg_in_bytes_q` after this edge: the ingress's beats, up to [`TRACE_SNAP`] bytes; the
+/// first beat clears what it does not fill, so bytes past the frame's end read 0.
+fn snoop(core: &Core) -> Expr {
     let snap = 8 * TRACE_SNAP as u32;
     let beat_bits = 8 * core.bus;
     let (no, no_w) = core.beat_no.clone();
     let buffer = id("dbg_in_bytes_q");
-    (0..snap.div_ceil(beat_bits))
-        .map(|b| {
-            let lo = b * beat_bits;
-            let hi = (lo + beat_bits).min(snap) - 1;
-            let data = fit(core.beat_data.clone(), beat_bits, hi - lo + 1);
-            let write = if b == 0 { fit(data, hi + 1, snap) } else { data };
-            let target = if b == 0 { buffer.clone() } else { buffer.clone().slice(hi, lo) };
-            let this_beat = if no_w < 32 && u64::from(b) >= 1u64 << no_w {
-                Expr::bit(false)
-            } else {
-                no.clone().equals(Expr::dec(no_w, b as u128))
-            };
-            Stmt::if_(core.beat.clone().land(this_beat), vec![Stmt::nb(target, write)])
-        })
-        .collect()
+    let this_beat = |b: u32| {
+        let at = if no_w < 32 && u64::from(b) >= 1u64 << no_w {
+            Expr::bit(false)
+        } else {
+            no.clone().equals(Expr::dec(no_w, b as u128))
+        };
+        core.beat.clone().land(at)
+    };
+    let chunks = (0..snap.div_ceil(beat_bits)).rev().map(|b| {
+        let lo = b * beat_bits;
+        let hi = (lo + beat_bits).min(snap) - 1;
+        let data = fit(core.beat_data.clone(), beat_bits, hi - lo + 1);
+        let kept = buffer.clone().slice(hi, lo);
+        let other = if b == 0 { kept } else { Expr::mux(this_beat(0), Expr::zero(hi - lo + 1), kept) };
+        Expr::mux(this_beat(b), data, other)
+    });
+    Expr::concat(chunks.collect())
 }

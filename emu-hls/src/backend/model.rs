@@ -219,9 +219,10 @@ impl CycleModel {
     }
 
     /// One rising clock edge with `inputs`. The stages act on the state before the edge: the
-    /// egress sends a beat; the core hands a decided frame to the egress when the egress is
-    /// free or finishing, and in the same edge takes a held frame (freeing the ingress) as it
-    /// would when idle; the ingress takes no beat while it holds a frame.
+    /// egress sends a beat; the ingress takes one unless it holds a frame; the core hands a
+    /// decided frame to the egress when the egress is free or finishing, and in the same edge
+    /// takes a whole frame (freeing the ingress) as it would when idle, the one whose last beat
+    /// arrives in this edge among them.
     pub fn clock(&mut self, inputs: &Inputs) {
         self.cycles += 1;
         let states = self.design.sched.states.len();
@@ -243,6 +244,11 @@ impl CycleModel {
                 e.beat += 1;
             }
         }
+        // A frame whose last beat arrives now is checked and taken by the core in this edge
+        // (the RTL's checks and core read the ingress's registers as they are after the edge).
+        if let (true, Some(beat)) = (ingress_ready, &inputs.s_axis) {
+            self.receive(beat);
+        }
         match self.phase {
             Phase::Idle => self.idle(swept),
             Phase::Done(h) => {
@@ -253,9 +259,6 @@ impl CycleModel {
                 }
             }
             Phase::Nf(n, spent) => self.nf_state(n, spent),
-        }
-        if let (true, Some(beat)) = (ingress_ready, &inputs.s_axis) {
-            self.receive(beat);
         }
     }
 

@@ -24,18 +24,19 @@ fn nf_cycles(design: &Design, path: &Path) -> u64 {
 }
 
 /// Cycles per packet back to back for a path whose NF states take `nf` cycles: the slowest
-/// stage's interval, the core's (1 + `nf`) or the ingress's (one per beat, plus one to hand
-/// the frame over). The egress's, one per beat, is never the larger.
+/// stage's interval, the core's (1 + `nf`) or the ingress's (one per beat: the core checks
+/// and takes a frame in the edge its last beat arrives). The egress's, one per beat, is never
+/// the larger.
 fn cycles(design: &Design, nf: u64, len: usize) -> u64 {
-    (1 + nf).max(beats(len, design.config.bus_bytes) + 1)
+    (1 + nf).max(beats(len, design.config.bus_bytes))
 }
 
 /// One frame's latency through an idle design on a path whose NF states take `nf` cycles:
-/// receive (one per beat), check and take (1), the NF states, the handoff to the egress (1),
-/// then to its last beat sent (one per beat) or, for a drop, to the drop.
+/// receive (one per beat; checked and taken with the last), the NF states, the handoff to the
+/// egress (1), then to its last beat sent (one per beat) or, for a drop, to the drop.
 fn latency(design: &Design, nf: u64, drops: bool, len: usize) -> u64 {
     let b = beats(len, design.config.bus_bytes);
-    b + 1 + nf + 1 + if drops { 0 } else { b }
+    b + nf + 1 + if drops { 0 } else { b }
 }
 
 /// The fewest and the most cycles per packet back to back for frames of `len` bytes, over
@@ -119,10 +120,11 @@ pub fn report_at(design: &Design, clock_mhz: f64) -> String {
     let _ = writeln!(
         r,
         "Per packet, back to back = the slowest stage: the core's check 1 + NF states, or the \
-         ingress's ⌈len/{bus}⌉ + 1 (the egress's ⌈len/{bus}⌉ overlaps both). Latency through an \
-         idle design = receive ⌈len/{bus}⌉ + check 1 + NF states + handoff 1 + send ⌈len/{bus}⌉ \
-         (none for a drop). A sum state takes 1 + one per {bus}-byte word summed (counted here at \
-         one word)."
+         ingress's ⌈len/{bus}⌉ (the core checks and takes a frame in the cycle its last beat \
+         arrives; the egress's ⌈len/{bus}⌉ overlaps both). Latency through an idle design = \
+         receive ⌈len/{bus}⌉ (checked and taken with the last beat) + NF states + handoff 1 + \
+         send ⌈len/{bus}⌉ (none for a drop). A sum state takes 1 + one per {bus}-byte word summed \
+         (counted here at one word)."
     );
     let _ = writeln!(r);
     let verdicts = d.sched.verdicts(f);

@@ -531,11 +531,19 @@ impl<'a> Gen<'a> {
             .states
             .iter()
             .filter(|(_, decl)| decl.kind.in_sets())
-            .fold(id("in_full_q"), |acc, (s, _)| acc.land(id(format!("st_{}_sweeping", self.elem[&s])).lnot()));
-        if self.inband().is_some() {
-            swept.land(id("dbg_ib_frame").lnot())
-        } else {
-            swept
+            .fold(self.received("full"), |acc, (s, _)| acc.land(id(format!("st_{}_sweeping", self.elem[&s])).lnot()));
+        match self.inband() {
+            // The unit's own decode (`dbg_ib_frame`) waits for the frame to be held; the core
+            // must know it now, from the same fields as the ingress has them after this edge.
+            Some(m) => {
+                let control = self
+                    .received("src")
+                    .equals(dec(8, m as u64))
+                    .land(self.in_be16(12).equals(Expr::hex(16, emu_debug::protocol::ETHERTYPE as u128)))
+                    .land(self.received("len").at_least(dec(16, 14)));
+                swept.land(control.lnot())
+            }
+            None => swept,
         }
     }
 
@@ -592,7 +600,17 @@ impl<'a> Gen<'a> {
 
     /// Bits `[hi:lo]` of byte `i` of the received window (a byte the checks read).
     fn in_bits(&self, i: u64, hi: u32, lo: u32) -> Expr {
-        self.ingress.bits("in_win_q", i, hi, lo)
+        self.ingress.bits("in_win_d", i, hi, lo)
+    }
+
+    /// The received frame's `len`, `src` (port), `ts` (timestamp), `over` (oversize) or `full`
+    /// (a whole frame is there) as the checks and the core read them: the ingress's registers
+    /// as they are after this edge, so a frame is taken in the edge its last beat arrives.
+    fn received(&self, what: &str) -> Expr {
+        match what {
+            "full" => id("in_full_q").lor(self.take_beat().land(self.input("tlast"))),
+            _ => id(format!("in_{what}_d")),
+        }
     }
 
     fn width(&self, v: Value) -> u32 {
@@ -783,46 +801,24 @@ impl<'a> Gen<'a> {
         items.extend(value_items);
         items.extend(self.element_requests()?);
 
-        // The ingress: takes beats while it holds no frame.
-        let take_beat = id("in_full_q").lnot().land(self.input("tvalid"));
+        // The ingress: takes beats while it holds no frame, into its registers (their values
+        // after the edge are the `in_*_d` wires of `ingress_next`).
+        let take_beat = self.take_beat();
         let mut receive = vec![];
-        for i in (0..win as u64).filter(|&i| self.ingress.holds(i)) {
-            let (beat, lane) = (i / bus as u64, (i % bus as u64) as u32);
-            let byte = self.beat_byte(lane);
-            let slot = self.in_bits(i, 7, 0);
-            // The first beat clears the window: bytes past the frame's end read 0.
-            receive.push(if beat == 0 {
-                Stmt::if_(id("in_beat_q").equals(Expr::zero(self.bw)), vec![Stmt::nb(slot, byte)])
-            } else {
-                Stmt::if_else(
-                    id("in_beat_q").equals(dec(self.bw, beat)),
-                    vec![Stmt::nb(slot.clone(), byte)],
-                    vec![Stmt::if_(id("in_beat_q").equals(Expr::zero(self.bw)), vec![Stmt::nb(slot, Expr::zero(8))])],
-                )
-            });
+        if (0..win as u64).any(|i| self.ingress.holds(i)) {
+            receive.push(Stmt::nb(id("in_win_q"), id("in_win_d")));
         }
-        receive.extend([
-            Stmt::if_(
-                id("in_len_q").equals(Expr::zero(16)).land(id("in_over_q").lnot()),
-                vec![
-                    Stmt::nb(id("in_src_q"), Expr::concat(vec![Expr::zero(5), id("src_port")])),
-                    Stmt::nb(id("in_ts_q"), self.input("tuser").slice(127, 64)),
-                ],
-            ),
-            Stmt::nb(
-                id("in_len_q"),
-                Expr::mux(id("rx_over"), dec(16, d.config.max_frame as u64), id("rx_len_next").slice(15, 0)),
-            ),
-            Stmt::if_(id("rx_over"), vec![Stmt::nb(id("in_over_q"), Expr::bit(true))]),
-            Stmt::if_else(
-                self.input("tlast"),
-                vec![Stmt::nb(id("in_full_q"), Expr::bit(true))],
-                vec![Stmt::if_(
-                    id("in_beat_q").less_than(dec(self.bw, self.depth)),
-                    vec![Stmt::nb(id("in_beat_q"), id("in_beat_q").plus(dec(self.bw, 1)))],
-                )],
-            ),
-        ]);
+        for name in ["len", "over", "src", "ts"] {
+            receive.push(Stmt::nb(id(format!("in_{name}_q")), id(format!("in_{name}_d"))));
+        }
+        receive.push(Stmt::if_else(
+            self.input("tlast"),
+            vec![Stmt::nb(id("in_full_q"), Expr::bit(true))],
+            vec![Stmt::if_(
+                id("in_beat_q").less_than(dec(self.bw, self.depth)),
+                vec![Stmt::nb(id("in_beat_q"), id("in_beat_q").plus(dec(self.bw, 1)))],
+            )],
+        ));
         // Emptying the ingress (its frame taken by the core, or dropped by the checks).
         let free_ingress = vec![
             Stmt::nb(id("in_full_q"), Expr::bit(false)),
@@ -833,18 +829,18 @@ impl<'a> Gen<'a> {
         let mut take = free_ingress.clone();
         take.extend([
             Stmt::nb(id("win_q"), self.core_from_ingress()),
-            Stmt::nb(id("len_q"), id("in_len_q")),
-            Stmt::nb(id("rx_len_q"), id("in_len_q")),
-            Stmt::nb(id("min_len_q"), id("in_len_q")),
-            Stmt::nb(id("in_port_q"), id("in_src_q")),
-            Stmt::nb(id("ts_q"), id("in_ts_q")),
+            Stmt::nb(id("len_q"), self.received("len")),
+            Stmt::nb(id("rx_len_q"), self.received("len")),
+            Stmt::nb(id("min_len_q"), self.received("len")),
+            Stmt::nb(id("in_port_q"), self.received("src")),
+            Stmt::nb(id("ts_q"), self.received("ts")),
             Stmt::nb(id("slot_q"), id("in_slot_q")),
             Stmt::nb(id("in_slot_q"), id("in_slot_next")),
             Stmt::nb(id("fsm_q"), self.codes.nf(0)),
         ]);
         // (The refused frame's port and length are the core's for the debug unit's record.)
         let mut refuse = self.decided_drop(id("check_reason"));
-        refuse.extend([Stmt::nb(id("in_port_q"), id("in_src_q")), Stmt::nb(id("rx_len_q"), id("in_len_q"))]);
+        refuse.extend([Stmt::nb(id("in_port_q"), self.received("src")), Stmt::nb(id("rx_len_q"), self.received("len"))]);
         refuse.extend(free_ingress.clone());
         // (A break holds frames in front of the ingress, in the hold buffer: the core takes
         // every frame that reaches it.)
@@ -963,6 +959,51 @@ impl<'a> Gen<'a> {
         Ok(m)
     }
 
+    /// Whether the ingress takes a beat in this cycle.
+    fn take_beat(&self) -> Expr {
+        id("in_full_q").lnot().land(self.input("tvalid"))
+    }
+
+    /// The ingress's registers as they are after this edge, `in_*_d`: the window bytes it
+    /// holds, the length, oversize, the input port and the timestamp. The checks and the core
+    /// read these ([`Gen::received`]), so a frame is checked and taken in the edge its last
+    /// beat arrives.
+    fn ingress_next(&self) -> Vec<Item> {
+        let (bus, win) = (self.bus, self.win);
+        let take_beat = self.take_beat();
+        let mut items = vec![];
+        let held: Vec<u64> = (0..win as u64).filter(|&i| self.ingress.holds(i)).collect();
+        if !held.is_empty() {
+            let at = |k: u64| id("in_beat_q").equals(dec(self.bw, k));
+            let bytes = held.iter().rev().map(|&i| {
+                let (beat, lane) = (i / bus as u64, (i % bus as u64) as u32);
+                let q = self.ingress.bits("in_win_q", i, 7, 0);
+                // The first beat clears the window: bytes past the frame's end read 0.
+                let got = if beat == 0 {
+                    Expr::mux(at(0), self.beat_byte(lane), q.clone())
+                } else {
+                    Expr::mux(at(beat), self.beat_byte(lane), Expr::mux(at(0), Expr::zero(8), q.clone()))
+                };
+                Expr::mux(take_beat.clone(), got, q)
+            });
+            items.push(Item::wire("in_win_d", 8 * held.len() as u32));
+            items.push(Item::assign(id("in_win_d"), Expr::concat(bytes.collect())));
+        }
+        let first = id("in_len_q").equals(Expr::zero(16)).land(id("in_over_q").lnot());
+        let max = dec(16, self.d.config.max_frame as u64);
+        for (name, w, e) in [
+            ("len", 16, Expr::mux(id("rx_over"), max, id("rx_len_next").slice(15, 0))),
+            ("over", 1, id("in_over_q").lor(id("rx_over"))),
+            ("src", 8, Expr::mux(first.clone(), Expr::concat(vec![Expr::zero(5), id("src_port")]), id("in_src_q"))),
+            ("ts", 64, Expr::mux(first, self.input("tuser").slice(127, 64), id("in_ts_q"))),
+        ] {
+            let d = format!("in_{name}_d");
+            items.push(Item::wire(d.clone(), w));
+            items.push(Item::assign(id(d), Expr::mux(take_beat.clone(), e, id(format!("in_{name}_q")))));
+        }
+        items
+    }
+
     /// Byte counting, the input port and the packet buffer.
     fn ingress_logic(&self) -> Vec<Item> {
         let bus = self.bus;
@@ -976,6 +1017,7 @@ impl<'a> Gen<'a> {
         items.push(Item::wire("rx_over", 1));
         items.push(Item::assign(id("rx_over"), dec(17, self.d.config.max_frame as u64).less_than(id("rx_len_next"))));
         items.extend(port_decoder("src_port", |b| self.input("tuser").bit_at(16 + b)));
+        items.extend(self.ingress_next());
         // The buffer: the ingress writes its slot; the egress reads its own a word ahead (the
         // first word of a frame in the cycle it takes it), and for sums the core reads its own.
         items.extend(self.stage_wires());
@@ -1085,7 +1127,7 @@ impl<'a> Gen<'a> {
         // (the window's zeros past the end would make a cut `08` read as 0x0800).
         for (name, at) in [("ty0", 12u64), ("ty1", 16), ("ty2", 20)] {
             items.push(Item::wire(name, 16));
-            let whole = id("in_len_q").less_than(dec(16, at + 2)).lnot();
+            let whole = self.received("len").less_than(dec(16, at + 2)).lnot();
             items.push(Item::assign(id(name), Expr::mux(whole, self.in_be16(at), Expr::zero(16))));
         }
         items.push(Item::wire("tag1", 1));
@@ -1107,7 +1149,7 @@ impl<'a> Gen<'a> {
                 Expr::concat(vec![Expr::zero(11), self.in_bits(off, 3, 0), Expr::zero(2)]),
             ));
             let total = Expr::concat(vec![Expr::zero(1), self.in_be16(off + 2)]);
-            let len = Expr::concat(vec![Expr::zero(1), id("in_len_q")]);
+            let len = Expr::concat(vec![Expr::zero(1), self.received("len")]);
             items.push(Item::wire(name.clone(), 8));
             items.push(Item::assign(
                 id(name),
@@ -1137,13 +1179,13 @@ impl<'a> Gen<'a> {
         items.push(Item::assign(
             id("check_reason"),
             Expr::mux(
-                id("in_over_q"),
+                self.received("over"),
                 code(DropReason::Oversize),
                 Expr::mux(
-                    id("in_len_q").equals(Expr::zero(16)),
+                    self.received("len").equals(Expr::zero(16)),
                     code(DropReason::Empty),
                     Expr::mux(
-                        id("in_len_q").less_than(dec(16, 14)),
+                        self.received("len").less_than(dec(16, 14)),
                         code(DropReason::Runt),
                         Expr::mux(id("ethertype").equals(Expr::hex(16, 0x0800)), ipv4, Expr::zero(8)),
                     ),

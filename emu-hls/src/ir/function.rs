@@ -6,7 +6,7 @@ use super::op::Op;
 use super::types::Type;
 use core::fmt;
 use emu_core::DropReason;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 entity!(
     /// An SSA value: an instruction result or a block parameter, defined exactly once.
@@ -481,6 +481,69 @@ impl Function {
     /// The type of `v`.
     pub fn value_type(&self, v: Value) -> Type {
         self.values[v].ty
+    }
+
+    /// Every value an instruction or terminator of the layout uses, where the instruction counts
+    /// only if it writes or its results are used (to a fixed point). Arguments passed to a block
+    /// parameter count as used only if that parameter is used.
+    pub fn used_values(&self) -> HashSet<Value> {
+        // A worklist from the roots (writes, branch conditions, returned values) back through
+        // definitions and block arguments: linear, where sweeping the layout to a fixed point took
+        // one sweep per step of the longest chain of uses (quadratic for long unrolled code).
+        let mut def = HashMap::new();
+        let mut param_of = HashMap::new();
+        let mut calls_to: HashMap<crate::ir::Block, Vec<&[Value]>> = HashMap::new();
+        let mut used: HashSet<Value> = HashSet::new();
+        let mut work: Vec<Value> = Vec::new();
+        fn mark(used: &mut HashSet<Value>, work: &mut Vec<Value>, v: Value) {
+            if used.insert(v) {
+                work.push(v);
+            }
+        }
+        for &b in &self.layout {
+            for (k, &p) in self.blocks[b].params.iter().enumerate() {
+                param_of.insert(p, (b, k));
+            }
+            for &i in &self.blocks[b].insts {
+                let d = &self.insts[i];
+                for &r in &d.results {
+                    def.insert(r, i);
+                }
+                if !d.op.effect().is_removable() {
+                    for a in d.op.args() {
+                        mark(&mut used, &mut work, a);
+                    }
+                }
+            }
+            let Some(t) = &self.blocks[b].term else { continue };
+            match t {
+                crate::ir::Terminator::Branch(c, ..) => mark(&mut used, &mut work, *c),
+                crate::ir::Terminator::Return(a) => {
+                    if let Some(v) = a.arg() {
+                        mark(&mut used, &mut work, v);
+                    }
+                }
+                crate::ir::Terminator::Jump(_) => {}
+            }
+            for call in t.calls() {
+                calls_to.entry(call.block).or_default().push(&call.args);
+            }
+        }
+        while let Some(v) = work.pop() {
+            if let Some(&i) = def.get(&v) {
+                for a in self.insts[i].op.args() {
+                    mark(&mut used, &mut work, a);
+                }
+            }
+            if let Some(&(b, k)) = param_of.get(&v) {
+                for args in calls_to.get(&b).map_or(&[][..], |c| &c[..]) {
+                    if let Some(&a) = args.get(k) {
+                        mark(&mut used, &mut work, a);
+                    }
+                }
+            }
+        }
+        used
     }
 
     /// The results of `inst`.

@@ -1,8 +1,7 @@
 //! `dce`: dead-code elimination.
 
 use super::Pass;
-use crate::ir::{Cfg, Function, Value, ValueDef};
-use std::collections::{HashMap, HashSet};
+use crate::ir::{Cfg, Function, ValueDef};
 
 /// Removes what cannot affect the packet, the verdict or the state:
 ///
@@ -28,7 +27,7 @@ impl Pass for Dce {
     fn run(&mut self, func: &mut Function) -> bool {
         let mut changed = remove_unreachable(func);
         loop {
-            let used = used_values(func);
+            let used = func.used_values();
             let mut round = false;
             // Instructions.
             for b in func.layout.clone() {
@@ -85,68 +84,6 @@ pub(crate) fn remove_unreachable(func: &mut Function) -> bool {
     func.layout.len() != before
 }
 
-/// Every value an instruction or terminator of the layout uses, where the instruction counts
-/// only if it writes or its results are used (to a fixed point). Arguments passed to a block
-/// parameter count as used only if that parameter is used.
-fn used_values(func: &Function) -> HashSet<Value> {
-    // A worklist from the roots (writes, branch conditions, returned values) back through
-    // definitions and block arguments: linear, where sweeping the layout to a fixed point took
-    // one sweep per step of the longest chain of uses (quadratic for long unrolled code).
-    let mut def = HashMap::new();
-    let mut param_of = HashMap::new();
-    let mut calls_to: HashMap<crate::ir::Block, Vec<&[Value]>> = HashMap::new();
-    let mut used: HashSet<Value> = HashSet::new();
-    let mut work: Vec<Value> = Vec::new();
-    fn mark(used: &mut HashSet<Value>, work: &mut Vec<Value>, v: Value) {
-        if used.insert(v) {
-            work.push(v);
-        }
-    }
-    for &b in &func.layout {
-        for (k, &p) in func.blocks[b].params.iter().enumerate() {
-            param_of.insert(p, (b, k));
-        }
-        for &i in &func.blocks[b].insts {
-            let d = &func.insts[i];
-            for &r in &d.results {
-                def.insert(r, i);
-            }
-            if !d.op.effect().is_removable() {
-                for a in d.op.args() {
-                    mark(&mut used, &mut work, a);
-                }
-            }
-        }
-        let Some(t) = &func.blocks[b].term else { continue };
-        match t {
-            crate::ir::Terminator::Branch(c, ..) => mark(&mut used, &mut work, *c),
-            crate::ir::Terminator::Return(a) => {
-                if let Some(v) = a.arg() {
-                    mark(&mut used, &mut work, v);
-                }
-            }
-            crate::ir::Terminator::Jump(_) => {}
-        }
-        for call in t.calls() {
-            calls_to.entry(call.block).or_default().push(&call.args);
-        }
-    }
-    while let Some(v) = work.pop() {
-        if let Some(&i) = def.get(&v) {
-            for a in func.insts[i].op.args() {
-                mark(&mut used, &mut work, a);
-            }
-        }
-        if let Some(&(b, k)) = param_of.get(&v) {
-            for args in calls_to.get(&b).map_or(&[][..], |c| &c[..]) {
-                if let Some(&a) = args.get(k) {
-                    mark(&mut used, &mut work, a);
-                }
-            }
-        }
-    }
-    used
-}
 
 /// Removes parameters number `dead` (ascending) of `block` and the matching arguments of every
 /// jump to it.

@@ -2,8 +2,8 @@
 //! block is bare and the hardware decides its branch in the state before (no state of its own).
 
 use super::Pass;
-use crate::ir::{Block, Cfg, DomTree, Effect, Function, Op, Value};
-use crate::sched::delay;
+use crate::ir::{Block, Cfg, DomTree, Effect, Function, Inst, Op, Value};
+use crate::sched::{delay, is_posted};
 use std::collections::{HashMap, HashSet};
 
 /// Hoisting. A block `B` (not the entry) whose instructions are all pure (no state access, no
@@ -46,6 +46,7 @@ impl Pass for Hoist {
         let cfg = Cfg::new(func);
         let dom = DomTree::new(&cfg);
         let mut changed = false;
+        let used = func.used_values();
         // (In reverse postorder a dominator comes before the blocks it dominates: what a block
         // takes in is given on by the next round of `optimize`, if at all.)
         for &b in cfg.rpo() {
@@ -53,10 +54,14 @@ impl Pass for Hoist {
                 continue;
             }
             let Some(d) = dom.idom(b).filter(|&d| d != b) else { continue };
-            if !self.movable(func, &cfg, b, d) {
+            let head = self.movable_head(func, &cfg, b, d);
+            // The whole block, or a head before effects the state deciding the branch can
+            // post ([`is_posted`]): either way the block costs no state.
+            let rest = &func.blocks[b].insts[head..];
+            if head == 0 || !rest.iter().all(|&i| is_posted(func, &used, i)) {
                 continue;
             }
-            let insts = std::mem::take(&mut func.blocks[b].insts);
+            let insts: Vec<Inst> = func.blocks[b].insts.drain(..head).collect();
             func.blocks[d].insts.extend(insts);
             changed = true;
         }
@@ -65,15 +70,13 @@ impl Pass for Hoist {
 }
 
 impl Hoist {
-    fn movable(&self, func: &Function, cfg: &Cfg, b: Block, d: Block) -> bool {
+    /// How many of `b`'s first instructions may move into `d`.
+    fn movable_head(&self, func: &Function, cfg: &Cfg, b: Block, d: Block) -> usize {
         let data = &func.blocks[b];
-        if data.insts.len() > self.max_ops {
-            return false;
-        }
         let direct = cfg.preds(b) == [d];
         let params: HashSet<Value> = data.params.iter().copied().collect();
         let mut depth: HashMap<Value, u32> = HashMap::new();
-        for &i in &data.insts {
+        for (k, &i) in data.insts.iter().enumerate() {
             let op = &func.insts[i].op;
             let allowed = match op {
                 // A sum costs a state of its own: not on every path.
@@ -81,17 +84,17 @@ impl Hoist {
                 Op::PktRead(..) | Op::PktLen => direct,
                 _ => op.effect() == Effect::Pure,
             };
-            if !allowed || op.args().iter().any(|a| params.contains(a)) {
-                return false;
+            if k == self.max_ops || !allowed || op.args().iter().any(|a| params.contains(a)) {
+                return k;
             }
             let d = delay(func, op) + op.args().iter().filter_map(|a| depth.get(a)).max().copied().unwrap_or(0);
             if d > self.max_depth {
-                return false;
+                return k;
             }
             for &r in func.results(i) {
                 depth.insert(r, d);
             }
         }
-        true
+        data.insts.len()
     }
 }

@@ -227,37 +227,61 @@ fn packet_access(op: &Op) -> (bool, bool) {
     }
 }
 
-/// Whether `op` is a posted effect: a write to a counter or a register, with no result and no
-/// latency, which the state deciding a branch can issue for the way it takes.
-fn is_posted(func: &Function, op: &Op) -> bool {
-    matches!(op, Op::State(_, s) if s.writes() && result_count(s) == 0 && latency(func, op) == 0)
+/// Whether `inst` is a posted effect, which the state deciding a branch can issue for the way
+/// it takes: a write to a counter or a register (no result, no latency), or a table write
+/// whose results nothing uses (a `cam.insert` whose eviction is ignored) on an element whose
+/// request port is free again the next cycle. `used` is [`Function::used_values`].
+pub fn is_posted(func: &Function, used: &HashSet<Value>, inst: Inst) -> bool {
+    let op = &func.insts[inst].op;
+    match op {
+        Op::State(e, s) if s.writes() => {
+            (result_count(s) == 0 && latency(func, op) == 0)
+                || (occupancy(&func.states[*e].kind) == 1 && func.results(inst).iter().all(|r| !used.contains(r)))
+        }
+        _ => false,
+    }
 }
 
-/// Whether `b` is a `return` after posted effects only: each on its own element, each operand
+/// Whether `b`'s instructions are posted effects only: each on its own element, each operand
 /// defined before the block (not one of its parameters), so the deciding state has them.
-pub fn posted(func: &Function, b: Block) -> bool {
+fn effects_only(func: &Function, used: &HashSet<Value>, b: Block) -> bool {
     let data = &func.blocks[b];
     let mut elements = HashSet::new();
     !data.insts.is_empty()
-        && Some(b) != func.entry()
-        && matches!(func.terminator(b), Terminator::Return(_))
         && data.insts.iter().all(|&i| {
             let op = &func.insts[i].op;
-            is_posted(func, op)
+            is_posted(func, used, i)
                 && op.state().is_some_and(|e| elements.insert(e))
                 && op.args().iter().all(|a| !data.params.contains(a))
         })
 }
 
+/// Whether `b` (not the entry) is posted effects ([`is_posted`]) and then a `return`, or a jump
+/// without arguments to a block that is not itself effects and a jump (so a state issues one
+/// block's effects a way after its branch, and the block they lead to decides on): the
+/// learning switch's learning (`cam.insert`, then on to the destination's test).
+pub fn posted(func: &Function, used: &HashSet<Value>, b: Block) -> bool {
+    let ends = match func.terminator(b) {
+        Terminator::Return(_) => true,
+        Terminator::Jump(c) => {
+            c.args.is_empty()
+                && !(matches!(func.terminator(c.block), Terminator::Jump(_)) && effects_only(func, used, c.block))
+        }
+        Terminator::Branch(..) => false,
+    };
+    ends && Some(b) != func.entry() && effects_only(func, used, b)
+}
+
 /// The blocks without a state of their own ([`Schedule::inlined`]).
 fn inlined_blocks(func: &Function, cfg: &Cfg) -> HashSet<Block> {
     let mut inlined = HashSet::new();
+    let used = func.used_values();
     // Successors first (the CFG is acyclic): a bare branch is inlined when no target is an
     // inlined bare branch, so a state decides through one at most (no logic duplicated along
     // chains of them).
     for &b in cfg.rpo().iter().rev() {
         let data = &func.blocks[b];
-        if posted(func, b) {
+        if posted(func, &used, b) {
             inlined.insert(b);
             continue;
         }
@@ -398,13 +422,14 @@ impl Schedule {
             if !self.inlined.contains(&call.block) {
                 continue;
             }
+            // Its posted effects' operands, then what it returns or decides on.
+            let effects = func.blocks[call.block].insts.iter();
+            uses.extend(effects.flat_map(|&i| func.insts[i].op.args()));
             match func.terminator(call.block) {
                 Terminator::Return(a) => {
                     if let Some(v) = a.arg().filter(|v| !func.blocks[call.block].params.contains(v)) {
                         uses.push(v);
                     }
-                    let effects = func.blocks[call.block].insts.iter();
-                    uses.extend(effects.flat_map(|&i| func.insts[i].op.args()));
                 }
                 _ => uses.extend(self.exit_uses(func, call.block)),
             }
