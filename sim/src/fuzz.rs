@@ -377,10 +377,7 @@ impl Fuzzer {
             // An EDNS OPT record.
             m.extend([0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0]);
         }
-        let sport = self.port_number();
-        let dport = if self.rng.chance(85) { 53 } else { self.port_number() };
-        let packet = craft::udp(src.ip, sport, ip, dport, &m);
-        self.ip_frame(src, mac, packet)
+        self.udp_to(src, (mac, ip), 53, &m)
     }
 
     fn memcached(&mut self, src: Host) -> Vec<u8> {
@@ -410,10 +407,15 @@ impl Fuzzer {
             m.extend([0; 12]);
             m.extend(key.as_bytes());
         }
+        self.udp_to(src, (mac, ip), 11211, &m)
+    }
+
+    /// A UDP datagram from `src` to `dst`, mostly to the service's `port`, in an Ethernet frame.
+    fn udp_to(&mut self, src: Host, dst: (Mac, Ipv4Addr), port: u16, payload: &[u8]) -> Vec<u8> {
         let sport = self.port_number();
-        let dport = if self.rng.chance(85) { 11211 } else { self.port_number() };
-        let packet = craft::udp(src.ip, sport, ip, dport, &m);
-        self.ip_frame(src, mac, packet)
+        let dport = if self.rng.chance(85) { port } else { self.port_number() };
+        let packet = craft::udp(src.ip, sport, dst.1, dport, payload);
+        self.ip_frame(src, dst.0, packet)
     }
 
     fn udp_other(&mut self, src: Host) -> Vec<u8> {
