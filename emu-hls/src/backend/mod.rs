@@ -133,7 +133,7 @@ impl Design {
             return Err(format!("the largest frame must be 60 to 9018 bytes, not {}", config.max_frame));
         }
         let initial = Initial::from_images(&func, &config.state)?;
-        let sched = sched::schedule(&func);
+        let sched = sched::schedule(&func, config.bus_bytes as u32);
         Ok(Design { func, sched, config, initial })
     }
 

@@ -27,6 +27,8 @@ use crate::verilog::{identifier, index_width, Dir, Expr, Instance, Item, Literal
 use emu_core::DropReason;
 use std::collections::{HashMap, HashSet};
 
+mod ingress_sums;
+
 /// The codes of `fsm_q`: idle, done, then the NF's states from 2 up.
 #[derive(Debug, Clone, Copy)]
 pub struct StateCodes {
@@ -406,7 +408,9 @@ impl<'a> Gen<'a> {
         let depth = d.buffer_words() as u64;
         let used = used_window_bytes(f);
         let core = WindowBytes::new(f.window, |p| used[p as usize]);
-        let ingress = WindowBytes::new(f.window, |p| used[p as usize] || checked_window_bytes(p));
+        // (A streamed sum adds its first beats' bytes from the ingress's window registers.)
+        let early = d.sched.streamed.iter().map(|s| s.early_bytes(d.config.bus_bytes as u32)).max().unwrap_or(0);
+        let ingress = WindowBytes::new(f.window, |p| used[p as usize] || checked_window_bytes(p) || p < early);
         let bounds = Bounds::new(f);
         let written = written_window_bytes(f, &bounds);
         let egress = WindowBytes::new(f.window, |p| written[p as usize]);
@@ -811,6 +815,7 @@ impl<'a> Gen<'a> {
         for name in ["len", "over", "src", "ts"] {
             receive.push(Stmt::nb(id(format!("in_{name}_q")), id(format!("in_{name}_d"))));
         }
+        receive.extend(self.ingress_sum_receive());
         receive.push(Stmt::if_else(
             self.input("tlast"),
             vec![Stmt::nb(id("in_full_q"), Expr::bit(true))],
@@ -838,9 +843,11 @@ impl<'a> Gen<'a> {
             Stmt::nb(id("in_slot_q"), id("in_slot_next")),
             Stmt::nb(id("fsm_q"), self.codes.nf(0)),
         ]);
+        take.extend(self.ingress_sum_take());
         // (The refused frame's port and length are the core's for the debug unit's record.)
         let mut refuse = self.decided_drop(id("check_reason"));
-        refuse.extend([Stmt::nb(id("in_port_q"), self.received("src")), Stmt::nb(id("rx_len_q"), self.received("len"))]);
+        refuse
+            .extend([Stmt::nb(id("in_port_q"), self.received("src")), Stmt::nb(id("rx_len_q"), self.received("len"))]);
         refuse.extend(free_ingress.clone());
         // (A break holds frames in front of the ingress, in the hold buffer: the core takes
         // every frame that reaches it.)
@@ -1018,6 +1025,7 @@ impl<'a> Gen<'a> {
         items.push(Item::assign(id("rx_over"), dec(17, self.d.config.max_frame as u64).less_than(id("rx_len_next"))));
         items.extend(port_decoder("src_port", |b| self.input("tuser").bit_at(16 + b)));
         items.extend(self.ingress_next());
+        items.extend(self.ingress_sum_logic());
         // The buffer: the ingress writes its slot; the egress reads its own a word ahead (the
         // first word of a frame in the cycle it takes it), and for sums the core reads its own.
         items.extend(self.stage_wires());
@@ -1066,8 +1074,8 @@ impl<'a> Gen<'a> {
 
     /// The NF module's registers besides the values' and the debug unit's: the ingress's, the
     /// core's and the egress's.
-    fn registers(&self) -> Vec<(&'static str, u32)> {
-        let mut regs = vec![
+    fn registers(&self) -> Vec<(String, u32)> {
+        let regs: Vec<(&str, u32)> = vec![
             // Ingress: the frame being received or held, and its buffer slot.
             ("in_win_q", 8 * self.ingress.held),
             ("in_len_q", 16),
@@ -1105,12 +1113,14 @@ impl<'a> Gen<'a> {
             ("drop_valid_q", 1),
             ("drop_reason_q", 8),
         ];
+        let mut regs: Vec<(String, u32)> = regs.into_iter().map(|(n, w)| (n.to_string(), w)).collect();
         if self.sums {
-            regs.push(("buf_rd_q", 8 * self.bus));
+            regs.push(("buf_rd_q".into(), 8 * self.bus));
         }
         if self.inband().is_some() {
-            regs.push(("tx_reply_q", 1));
+            regs.push(("tx_reply_q".into(), 1));
         }
+        regs.extend(self.ingress_sum_registers());
         regs
     }
 
@@ -1341,8 +1351,7 @@ impl<'a> Gen<'a> {
             vec![Stmt::blocking(id("sum_start"), Expr::zero(POS)), Stmt::blocking(id("sum_hi"), Expr::zero(POS))];
         sel.push(Stmt::Case { subject: id("fsm_q"), arms: start_arms, default: Some(vec![]) });
         items.push(Item::always_comb(sel));
-        // Each lane's contribution: bytes in [start, hi), at an even distance from start in
-        // the high byte of a 16-bit word.
+        // Each lane's contribution (a lane's position has its parity: the words are aligned).
         let base = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("sum_word_q"), Expr::zero(lb)]);
         let mut terms = vec![];
         for j in 0..bus {
@@ -1350,21 +1359,11 @@ impl<'a> Gen<'a> {
             items.push(Item::wire(p.clone(), POS));
             items.push(Item::assign(id(p.clone()), base.clone().plus(dec(POS, j as u64))));
             let byte = id("frame_word").slice(8 * j + 7, 8 * j);
-            let inside = id(p.clone()).at_least(id("sum_start")).land(id(p.clone()).less_than(id("sum_hi")));
-            let even = id(p.clone()).bit_at(0).xor(id("sum_start").bit_at(0)).lnot();
             let c = format!("sum_c{j}");
             items.push(Item::wire(c.clone(), 32));
             items.push(Item::assign(
                 id(c.clone()),
-                Expr::mux(
-                    inside,
-                    Expr::mux(
-                        even,
-                        Expr::concat(vec![Expr::zero(16), byte.clone(), Expr::zero(8)]),
-                        Expr::concat(vec![Expr::zero(24), byte]),
-                    ),
-                    Expr::zero(32),
-                ),
+                Self::sum_term(id(p), j % 2 == 1, &id("sum_start"), &id("sum_hi"), byte),
             ));
             terms.push(id(c));
         }
@@ -1493,23 +1492,14 @@ impl<'a> Gen<'a> {
         Ok((items, body))
     }
 
-    /// The wires an instruction defines and the statements it runs at the end of its state.
-    fn inst_logic(&self, i: Inst, n: StateNo) -> Result<(Vec<Item>, Vec<Stmt>), String> {
-        let f = &self.d.func;
-        let op = &f.insts[i].op;
-        let o = |v: Value| self.opnd(v, n);
-        let results = f.results(i);
-        let mut items = vec![];
-        let mut stmts = vec![];
-        let define = |items: &mut Vec<Item>, e: Expr| {
-            let r = results[0];
-            items.push(Item::wire(r.to_string(), self.width(r)));
-            items.push(Item::assign(id(r.to_string()), e));
-        };
+    /// The expression of a pure `op` (constants, arithmetic, comparisons, casts, selects,
+    /// slices and concatenations) over its operands as `o` names them:
+    /// the core's values in a state, or the ingress's copies of a streamed sum's range.
+    fn pure_expr(&self, op: &Op, o: &dyn Fn(Value) -> Expr) -> Expr {
         match op {
-            Op::Const(c) => define(&mut items, lit(c)),
-            Op::Unary(UnaryOp::Not, a) => define(&mut items, o(*a).inv()),
-            Op::Unary(UnaryOp::Neg, a) => define(&mut items, Expr::zero(self.width(*a)).minus(o(*a))),
+            Op::Const(c) => lit(c),
+            Op::Unary(UnaryOp::Not, a) => o(*a).inv(),
+            Op::Unary(UnaryOp::Neg, a) => Expr::zero(self.width(*a)).minus(o(*a)),
             Op::Binary(b, x, y) => {
                 let w = self.width(*x);
                 let e = match b {
@@ -1537,7 +1527,7 @@ impl<'a> Gen<'a> {
                         ))
                     }
                 };
-                define(&mut items, e);
+                e
             }
             Op::Cmp(c, x, y) => {
                 let w = self.width(*x);
@@ -1557,7 +1547,7 @@ impl<'a> Gen<'a> {
                     CmpOp::Ugt | CmpOp::Sgt => a.binary(crate::verilog::BinOp::Gt, b),
                     CmpOp::Uge | CmpOp::Sge => a.at_least(b),
                 };
-                define(&mut items, e);
+                e
             }
             Op::Cast(c, a, w) => {
                 let (aw, w) = (self.width(*a), *w as u32);
@@ -1567,15 +1557,41 @@ impl<'a> Gen<'a> {
                     CastOp::Sext => Expr::concat(vec![o(*a).bit_at(aw - 1).repeat(w - aw), o(*a)]),
                     CastOp::Trunc => o(*a).slice(w - 1, 0),
                 };
-                define(&mut items, e);
+                e
             }
-            Op::Select(c, a, b) => define(&mut items, Expr::mux(o(*c), o(*a), o(*b))),
+            Op::Select(c, a, b) => Expr::mux(o(*c), o(*a), o(*b)),
             Op::Slice(a, lo, w) => {
                 let (lo, w) = (*lo as u32, *w as u32);
                 let e = if lo == 0 && w == self.width(*a) { o(*a) } else { o(*a).slice(lo + w - 1, lo) };
-                define(&mut items, e);
+                e
             }
-            Op::Concat(hi, lo) => define(&mut items, Expr::concat(vec![o(*hi), o(*lo)])),
+            Op::Concat(hi, lo) => Expr::concat(vec![o(*hi), o(*lo)]),
+            _ => unreachable!("not a pure operation: {op:?}"),
+        }
+    }
+
+    /// The wires an instruction defines and the statements it runs at the end of its state.
+    fn inst_logic(&self, i: Inst, n: StateNo) -> Result<(Vec<Item>, Vec<Stmt>), String> {
+        let f = &self.d.func;
+        let op = &f.insts[i].op;
+        let o = |v: Value| self.opnd(v, n);
+        let results = f.results(i);
+        let mut items = vec![];
+        let mut stmts = vec![];
+        let define = |items: &mut Vec<Item>, e: Expr| {
+            let r = results[0];
+            items.push(Item::wire(r.to_string(), self.width(r)));
+            items.push(Item::assign(id(r.to_string()), e));
+        };
+        match op {
+            Op::Const(_)
+            | Op::Unary(..)
+            | Op::Binary(..)
+            | Op::Cmp(..)
+            | Op::Cast(..)
+            | Op::Select(..)
+            | Op::Slice(..)
+            | Op::Concat(..) => define(&mut items, self.pure_expr(op, &o)),
             Op::CsumFold(a) => {
                 let r = results[0];
                 let name = format!("{r}_fold");
@@ -1683,7 +1699,13 @@ impl<'a> Gen<'a> {
                     ));
                 }
             }
-            Op::OnesSum(..) => return Err("a sum outside a sum state".into()),
+            Op::OnesSum(..) => {
+                // Streamed: the ingress's sum of the frame's bytes came with it.
+                let k = self.d.sched.streamed_index(i).ok_or("a sum outside a sum state")?;
+                let name = format!("{}_fold", results[0]);
+                items.extend(Self::fold_wires(&name, id(format!("ss{k}_q")), 32));
+                define(&mut items, Expr::concat(vec![Expr::zero(16), id(name)]));
+            }
             Op::State(s, sop) => {
                 // Requests are driven by `element_requests`; here only the combinational reads.
                 if latency(f, op) == 0 && !results.is_empty() {

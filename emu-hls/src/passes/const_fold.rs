@@ -114,6 +114,8 @@ fn simplify(func: &Function, op: &Op) -> Option<Rewrite> {
         Op::CsumFold(a) => match func.def_inst(a).map(|i| &func.insts[i].op) {
             // A zero-extended u16 is at most 0xffff: folding changes nothing.
             Some(Op::Cast(CastOp::Zext, x, _)) if width(*x) == 16 => Some(Rewrite::Alias(*x)),
+            // So is a sum (it comes folded): a wire, not another fold after the sum's own.
+            Some(Op::OnesSum(..)) => Some(Rewrite::Op(Op::Cast(CastOp::Trunc, a, 16))),
             _ => None,
         },
         Op::PktRead(addr, n) => const_base(func, addr).map(|a| Rewrite::Op(Op::PktRead(a, n))),

@@ -17,7 +17,8 @@
 //! 4. **the chain is too deep**: combinational logic is chained through the state to at most
 //!    [`CHAIN_LIMIT`] levels of the [`delay`] estimate;
 //! 5. **a sum is next**: a `pkt.sum` or `pkt.window_sum` has its own state, in which the sum
-//!    unit walks the bytes a data-bus word per cycle.
+//!    unit walks the bytes a data-bus word per cycle, unless the ingress computes it as the
+//!    frame arrives ([`streamed`]): then it is a register the state reads, folded to 16 bits.
 //!
 //! A block that is a bare `return` has no state: the state that jumps to it decides the verdict
 //! (saving a cycle on every such path). Nor has a bare branch or jump (no operations, no
@@ -36,6 +37,9 @@
 use crate::ir::{ActionExpr, Block, Cfg, Function, Inst, Op, StateId, StateOp, Terminator, Value, ValueDef};
 use core::fmt;
 use std::collections::{HashMap, HashSet};
+
+pub mod streamed;
+pub use streamed::Streamed;
 
 /// The deepest combinational chain allowed in one state, in [`delay`] units (about one
 /// LUT level each on a 7-series part: 12 levels leave margin at 200 MHz).
@@ -83,6 +87,8 @@ pub struct Schedule {
     /// operations or parameters) to blocks that have states or are returns of those kinds.
     /// The state jumping to one decides its terminator at once, and issues the effects.
     pub inlined: HashSet<Block>,
+    /// The sums the ingress computes as the frame arrives ([`streamed`]), in program order.
+    pub streamed: Vec<Streamed>,
 }
 
 /// The paths through the FSM that end in one verdict ([`Schedule::verdicts`]).
@@ -305,11 +311,12 @@ fn inlined_blocks(func: &Function, cfg: &Cfg) -> HashSet<Block> {
     inlined
 }
 
-/// Schedules `func` (which must be verified and acyclic).
-pub fn schedule(func: &Function) -> Schedule {
+/// Schedules `func` (which must be verified and acyclic) for a data bus of `bus_bytes`.
+pub fn schedule(func: &Function, bus_bytes: u32) -> Schedule {
     let cfg = Cfg::new(func);
     let inlined = inlined_blocks(func, &cfg);
-    let mut s = Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new(), inlined };
+    let streamed = streamed::streamed_sums(func, bus_bytes);
+    let mut s = Schedule { states: vec![], block_start: HashMap::new(), inst_state: HashMap::new(), inlined, streamed };
     // Entry first, then the other reachable blocks in reverse postorder (a block's states
     // before its successors': the printed FSM reads top down).
     for &b in cfg.rpo() {
@@ -321,6 +328,11 @@ pub fn schedule(func: &Function) -> Schedule {
 }
 
 impl Schedule {
+    /// The index in [`Schedule::streamed`] of `inst`, when it is a streamed sum.
+    pub fn streamed_index(&self, inst: Inst) -> Option<usize> {
+        self.streamed.iter().position(|s| s.inst == inst)
+    }
+
     fn schedule_block(&mut self, func: &Function, block: Block) {
         let first = self.states.len();
         self.block_start.insert(block, first);
@@ -338,11 +350,15 @@ impl Schedule {
         for &inst in &func.blocks[block].insts {
             let op = &func.insts[inst].op;
             let (reads_pkt, writes_pkt) = packet_access(op);
-            let is_sum = matches!(op, Op::OnesSum(..));
+            // A streamed sum is the ingress's register, folded here: its operands are the
+            // ingress's too.
+            let streamed = self.streamed_index(inst).is_some();
+            let is_sum = matches!(op, Op::OnesSum(..)) && !streamed;
+            let args = if streamed { vec![] } else { op.args() };
             // Earliest state the operands allow, and the chain depth they bring into it.
             let ready = |defs: &HashMap<Value, (StateNo, u32, u32)>, at: StateNo| -> Option<u32> {
                 let mut depth = 0;
-                for a in op.args() {
+                for &a in &args {
                     if let Some(&(st, d, lat)) = defs.get(&a) {
                         if st + lat as usize > at {
                             return None;
@@ -354,7 +370,7 @@ impl Schedule {
                 }
                 Some(depth)
             };
-            let own = delay(func, op);
+            let own = if streamed { delay(func, &Op::CsumFold(op.args()[0])) } else { delay(func, op) };
             loop {
                 let st = &self.states[cur];
                 let port_taken = matches!(op, Op::State(id, _) if free_at.get(id).is_some_and(|&f| f > cur));
@@ -386,8 +402,9 @@ impl Schedule {
             }
             wrote_packet |= writes_pkt;
             set_len |= matches!(op, Op::PktSetLen(_));
+            let lat = if streamed { 0 } else { latency(func, op) };
             for &r in func.results(inst) {
-                defs.insert(r, (cur, depth, latency(func, op)));
+                defs.insert(r, (cur, depth, lat));
             }
         }
         // The terminator: its operands (and those of the bare returns it jumps to) must be
@@ -577,7 +594,11 @@ impl fmt::Display for Printed<'_> {
             let kind = if st.kind == StateKind::Sum { " (sum unit)" } else { "" };
             writeln!(f, "state {n}: {} depth {}{kind}", st.block, st.depth)?;
             for &i in &st.insts {
-                writeln!(f, "    {}", crate::ir::print::inst_to_string(self.func, i))?;
+                let text = crate::ir::print::inst_to_string(self.func, i);
+                match self.s.streamed.iter().find(|s| s.inst == i) {
+                    Some(s) => writeln!(f, "    {text}  (summed by the ingress, range known at beat {})", s.lag)?,
+                    None => writeln!(f, "    {text}")?,
+                }
             }
             if st.ends_block {
                 writeln!(f, "    {}", crate::ir::print::terminator_to_string(self.func.terminator(st.block)))?;
