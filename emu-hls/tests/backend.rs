@@ -342,6 +342,27 @@ fn verdicts_summarize_the_paths() {
     }
 }
 
+/// Verdicts are named as the user wrote them: constant ports by number (the LRU NF's
+/// `Forward(1)` and `Forward(2)`, if-converted into one return), a computed one as computed
+/// (not by the IR value that holds it).
+#[test]
+fn verdicts_are_named_by_port() {
+    let names = |source: &str| {
+        let d = Design::new(emu_hls::compile(source, 64).unwrap(), HwConfig::new(64)).unwrap();
+        let mut v: Vec<String> = d.sched.verdicts(&d.func).into_iter().map(|v| v.verdict).collect();
+        v.sort();
+        v
+    };
+    let lru = names(LRU_NF);
+    for want in ["forward port 1 or 2", "reply", "flood", "drop policy"] {
+        assert!(lru.contains(&want.to_string()), "{want} in {lru:?}");
+    }
+    let coverage = names(COVERAGE_NF);
+    assert!(coverage.contains(&"forward to a computed port".to_string()), "{coverage:?}");
+    assert!(coverage.contains(&"multicast to computed ports".to_string()), "{coverage:?}");
+    assert!(lru.iter().chain(&coverage).all(|v| !v.contains(" v")), "no IR values: {lru:?} {coverage:?}");
+}
+
 /// Arrival times in ns for `n` frames: from a 2026 epoch, 0 to 200 µs apart.
 fn arrival_times(seed: u64, n: usize) -> Vec<u64> {
     let mut rng = Rng(seed | 1);

@@ -91,10 +91,61 @@ pub struct Schedule {
     pub streamed: Vec<Streamed>,
 }
 
+/// A verdict as a user names it: `forward port 1`, `forward port 1 or 2` (if-converted
+/// branches), `multicast ports 0, 2`, `flood`, `drop same_port`; a port the NF computes (a
+/// learned one) is `forward to a computed port`, whatever IR value holds it.
+pub fn verdict_name(func: &Function, a: &ActionExpr) -> String {
+    let or = |xs: Vec<String>| match xs.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    match *a {
+        ActionExpr::Forward(v) => match constant_choices(func, v, 8) {
+            Some(ports) => format!("forward port {}", or(ports.iter().map(|p| p.to_string()).collect())),
+            None => "forward to a computed port".into(),
+        },
+        ActionExpr::Multicast(v) => match constant_choices(func, v, 8) {
+            Some(masks) => {
+                let set = |m: u64| match (0..64).filter(|b| m >> b & 1 == 1).map(|b| b.to_string()).collect::<Vec<_>>()
+                {
+                    p if p.is_empty() => "no port".to_string(),
+                    p if p.len() == 1 => format!("port {}", p[0]),
+                    p => format!("ports {}", p.join(", ")),
+                };
+                format!("multicast to {}", or(masks.iter().map(|&m| set(m)).collect()))
+            }
+            None => "multicast to computed ports".into(),
+        },
+        _ => crate::ir::print::action_to_string(a),
+    }
+}
+
+/// The constants `v` can be, when it is a constant or selects (and casts) among at most
+/// `limit` of them; in ascending order.
+fn constant_choices(func: &Function, v: Value, limit: usize) -> Option<Vec<u64>> {
+    if let Some(c) = func.as_const(v) {
+        return Some(vec![c.to_u64_saturating()]);
+    }
+    let ValueDef::Result(i, _) = func.values[v].def else { return None };
+    let mut out = match func.insts[i].op {
+        Op::Select(_, a, b) => {
+            let mut x = constant_choices(func, a, limit)?;
+            x.extend(constant_choices(func, b, limit)?);
+            x
+        }
+        Op::Cast(crate::ir::CastOp::Zext, a, _) => constant_choices(func, a, limit)?,
+        _ => return None,
+    };
+    out.sort_unstable();
+    out.dedup();
+    (out.len() <= limit).then_some(out)
+}
+
 /// The paths through the FSM that end in one verdict ([`Schedule::verdicts`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerdictPaths {
-    /// The `return`'s action, printed.
+    /// The `return`'s action, as [`verdict_name`] names it.
     pub verdict: String,
     /// True when the verdict drops the frame (nothing is sent).
     pub drops: bool,
@@ -131,7 +182,7 @@ pub struct Path {
     pub blocks: Vec<Block>,
     /// The states visited, in order.
     pub states: Vec<StateNo>,
-    /// How the path ends (the `return`'s action, printed).
+    /// How the path ends (the `return`'s action, as [`verdict_name`] names it).
     pub verdict: String,
     /// True when a sum state is on the path (its cycles depend on the packet).
     pub has_sum: bool,
@@ -502,7 +553,7 @@ impl Schedule {
                 Terminator::Return(a) => {
                     let states: Vec<StateNo> = blocks.iter().flat_map(|b| self.block_states(*b)).collect();
                     let has_sum = states.iter().any(|s| self.states[*s].kind == StateKind::Sum);
-                    let verdict = crate::ir::print::action_to_string(a);
+                    let verdict = verdict_name(func, a);
                     let drops = matches!(a, crate::ir::ActionExpr::Drop(_));
                     out.push(Path { blocks, states, verdict, has_sum, drops });
                 }
@@ -533,7 +584,7 @@ impl Schedule {
             let sum = states.clone().any(|s| self.states[s].kind == StateKind::Sum);
             let mut here: Vec<VerdictPaths> = match func.terminator(b) {
                 Terminator::Return(a) => vec![VerdictPaths {
-                    verdict: crate::ir::print::action_to_string(a),
+                    verdict: verdict_name(func, a),
                     drops: matches!(a, ActionExpr::Drop(_)),
                     paths: 1,
                     min_states: 0,
