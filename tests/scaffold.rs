@@ -25,7 +25,16 @@ fn new_nf_crate_builds_tests_and_runs_on_the_example() {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let test = Command::new(&cargo).arg("test").current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap();
     assert!(test.status.success(), "cargo test in the new crate:\n{}", text(&test.stderr));
-    assert!(text(&test.stdout).contains("patches_every_frame_through_on_the_example ... ok"), "{}", text(&test.stdout));
+    let stdout = text(&test.stdout);
+    assert!(stdout.contains("every_frame_is_sent_or_dropped_with_a_reason ... ok"), "{stdout}");
+    assert!(stdout.contains("does_what_the_nf_is_for ... ignored"), "{stdout}");
+    let ignored = Command::new(&cargo)
+        .args(["test", "--", "--ignored"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(ignored.status.success(), "the scaffold's own behaviour:\n{}", text(&ignored.stdout));
 
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mixed.pcapng");
     let run = Command::new(&cargo)
@@ -41,8 +50,29 @@ fn new_nf_crate_builds_tests_and_runs_on_the_example() {
     assert!(text(&run.stdout).contains("port-patch: 17 frames in, 17 frames out, 0 dropped"), "{}", text(&run.stdout));
     assert!(dir.join("out/port1.pcap").exists());
 
+    // A user's first edit (port 0's frames dropped, the rest flooded) keeps the default test
+    // green; the one asserting the patch panel, run on request, now fails.
+    let lib = dir.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap();
+    let edited = source.replace(
+        "Action::Forward(meta.in_port ^ 1)",
+        "if meta.in_port == 0 { Action::Drop(DropReason::Policy) } else { Action::Flood }",
+    );
+    assert_ne!(edited, source, "the scaffold's process is as this test expects");
+    std::fs::write(&lib, edited).unwrap();
+    let test = Command::new(&cargo).arg("test").current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap();
+    assert!(test.status.success(), "cargo test after an edit:\n{}{}", text(&test.stdout), text(&test.stderr));
+    let ignored = Command::new(&cargo)
+        .args(["test", "--", "--ignored"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(!ignored.status.success(), "the patch panel's test passes on a flood:\n{}", text(&ignored.stdout));
+
     // The name is checked, and an existing directory is never overwritten.
-    let again = Command::new(env!("CARGO_BIN_EXE_emu")).args(["new", "port-patch", "--dir"]).arg(&dir).output().unwrap();
+    let again =
+        Command::new(env!("CARGO_BIN_EXE_emu")).args(["new", "port-patch", "--dir"]).arg(&dir).output().unwrap();
     assert!(text(&again.stderr).contains("already exists"), "{}", text(&again.stderr));
     let bad = Command::new(env!("CARGO_BIN_EXE_emu")).args(["new", "Bad_Name"]).output().unwrap();
     assert!(text(&bad.stderr).contains("not a valid NF name"), "{}", text(&bad.stderr));
