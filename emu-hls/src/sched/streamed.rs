@@ -11,10 +11,10 @@
 //!   ones the ingress sees.
 //!
 //! The range is known once the beat holding the last byte it depends on is in: the sum's
-//! [`Streamed::lag`]. From the next beat on, each beat's bytes in the range are added as they
-//! pass; the bytes of beats `0..=lag` are added in beat `lag` (or in the last beat of a shorter
-//! frame) from the ingress's window registers, which must therefore hold them all: a sum whose
-//! first `lag + 1` beats reach past the window is not streamed (it keeps its sum state).
+//! [`Streamed::lag`]. From that beat on, each beat's bytes in the range are added as they
+//! pass; the bytes of the beats before it are added with it (or with the last beat of a
+//! shorter frame) from the ingress's window registers, which must therefore hold them all: a
+//! sum whose first `lag` beats reach past the window is not streamed (it keeps its sum state).
 
 use super::packet_access;
 use crate::ir::{Block, Cfg, Function, Inst, Op, Value, ValueDef};
@@ -33,9 +33,10 @@ pub struct Streamed {
 }
 
 impl Streamed {
-    /// Bytes `0..early_bytes` (beats `0..=lag`) are added in one go when the range is known.
+    /// Bytes `0..early_bytes` (the beats before the lag's) are added from the ingress's window
+    /// registers in the beat the range is known, with that beat's own from the bus.
     pub fn early_bytes(&self, bus_bytes: u32) -> u32 {
-        (self.lag + 1) * bus_bytes
+        self.lag * bus_bytes
     }
 }
 

@@ -7,8 +7,8 @@
 //! |---|---|
 //! | `in_v7` | IR value `v7` of the sum's range, over the ingress's window (`in_win_d`) |
 //! | `in_ss<k>_start`, `in_ss<k>_hi` | the range, saturated, `hi` clipped to the window for `pkt.window_sum` |
-//! | `in_ss<k>_early` | the range's bytes among the first [`Streamed::early_bytes`], from the window registers |
-//! | `in_ss<k>_late` | the range's bytes in the current beat (beats after the lag) |
+//! | `in_ss<k>_beat` | the range's bytes in the current beat |
+//! | `in_ss<k>_early` | the range's bytes in the beats before the lag's, from the window registers (`in_win_q`) |
 //! | `in_ss<k>_q`, `in_ss<k>_d` | the accumulator, and its value after this edge |
 //! | `ss<k>_q` | the core's copy for its frame, folded where the sum is used |
 
@@ -87,37 +87,46 @@ impl Gen<'_> {
         };
         wire("hi", POS, hi);
         let (start, hi) = (id(name("start")), id(name("hi")));
-        // Bytes past the frame's end are 0 in the window registers and outside `tkeep` on the
-        // bus: they add nothing, as the CPU's sum clipped to the frame's length.
-        let early = (0..s.early_bytes(self.bus) as u64)
-            .map(|p| Self::sum_term(dec(POS, p), p % 2 == 1, &start, &hi, self.in_bits(p, 7, 0)))
-            .reduce(|x, y| x.plus(y))
-            .expect("a beat has bytes");
-        wire("early", 32, early);
+        // Bytes past the frame's end are 0 in the window registers (the first beat clears
+        // them) and outside `tkeep` on the bus: they add nothing, as the CPU's sum clipped to
+        // the frame's length.
         let lb = self.log2_bus();
-        let late = (0..self.bus)
+        let lanes = (0..self.bus)
             .map(|j| {
                 let p = Expr::concat(vec![Expr::zero(POS - self.bw - lb), id("in_beat_q"), dec(lb, j as u64)]);
                 Self::sum_term(p, j % 2 == 1, &start, &hi, self.beat_byte(j))
             })
             .reduce(|x, y| x.plus(y))
             .expect("a beat has lanes");
-        wire("late", 32, late);
-        // The early bytes go in with the beat that completes the range (or the frame's last,
-        // when it is shorter); later beats add their own.
-        let lag = dec(self.bw, s.lag as u64);
+        wire("beat", 32, lanes);
+        // The beat that completes the range (or the frame's last, when it is shorter) adds
+        // the earlier beats' bytes too; each later beat its own.
         let beat = id("in_beat_q");
-        let mut early_now = beat.clone().equals(lag.clone());
-        if s.lag > 0 {
-            early_now = early_now.lor(self.input("tlast").land(beat.clone().less_than(lag.clone())));
+        let lag = dec(self.bw, s.lag as u64);
+        let before = Expr::mux(beat.clone().equals(Expr::zero(self.bw)), Expr::zero(32), id(name("q")));
+        let mut next = before;
+        if s.lag == 0 {
+            next = next.plus(id(name("beat")));
+        } else {
+            let early = (0..s.early_bytes(self.bus) as u64)
+                .map(|p| Self::sum_term(dec(POS, p), p % 2 == 1, &start, &hi, self.ingress.bits("in_win_q", p, 7, 0)))
+                .reduce(|x, y| x.plus(y))
+                .expect("a lag has beats before it");
+            wire("early", 32, early);
+            let last = self.input("tlast");
+            // (In the first beat the window registers hold the frame before: nothing early.)
+            let early_now = beat.clone().equals(lag.clone()).lor(
+                last.clone()
+                    .land(beat.clone().less_than(lag.clone()))
+                    .land(beat.clone().not_equals(Expr::zero(self.bw))),
+            );
+            let lanes_now = beat.clone().at_least(lag).lor(last);
+            next = next.plus(Expr::mux(early_now, id(name("early")), Expr::zero(32))).plus(Expr::mux(
+                lanes_now,
+                id(name("beat")),
+                Expr::zero(32),
+            ));
         }
-        let late_now = beat.clone().binary(crate::verilog::BinOp::Gt, lag);
-        let before = Expr::mux(beat.equals(Expr::zero(self.bw)), Expr::zero(32), id(name("q")));
-        let next = before.plus(Expr::mux(early_now, id(name("early")), Expr::zero(32))).plus(Expr::mux(
-            late_now,
-            id(name("late")),
-            Expr::zero(32),
-        ));
         wire("d", 32, Expr::mux(self.take_beat(), next, id(name("q"))));
         items
     }
