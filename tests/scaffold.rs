@@ -23,17 +23,15 @@ fn new_nf_crate_builds_tests_and_runs_on_the_example() {
     // build compiled of the same crates with the same profile (most of its dependencies).
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let test = Command::new(&cargo).arg("test").current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap();
+    let cargo_in = |args: &[&str]| {
+        Command::new(&cargo).args(args).current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap()
+    };
+    let test = cargo_in(&["test"]);
     assert!(test.status.success(), "cargo test in the new crate:\n{}", text(&test.stderr));
     let stdout = text(&test.stdout);
     assert!(stdout.contains("every_frame_is_sent_or_dropped_with_a_reason ... ok"), "{stdout}");
     assert!(stdout.contains("does_what_the_nf_is_for ... ignored"), "{stdout}");
-    let ignored = Command::new(&cargo)
-        .args(["test", "--", "--ignored"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
+    let ignored = cargo_in(&["test", "--", "--ignored"]);
     assert!(ignored.status.success(), "the scaffold's own behaviour:\n{}", text(&ignored.stdout));
 
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mixed.pcapng");
@@ -60,14 +58,9 @@ fn new_nf_crate_builds_tests_and_runs_on_the_example() {
     );
     assert_ne!(edited, source, "the scaffold's process is as this test expects");
     std::fs::write(&lib, edited).unwrap();
-    let test = Command::new(&cargo).arg("test").current_dir(&dir).env("CARGO_TARGET_DIR", &target).output().unwrap();
+    let test = cargo_in(&["test"]);
     assert!(test.status.success(), "cargo test after an edit:\n{}{}", text(&test.stdout), text(&test.stderr));
-    let ignored = Command::new(&cargo)
-        .args(["test", "--", "--ignored"])
-        .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
+    let ignored = cargo_in(&["test", "--", "--ignored"]);
     assert!(!ignored.status.success(), "the patch panel's test passes on a flood:\n{}", text(&ignored.stdout));
 
     // The name is checked, and an existing directory is never overwritten.

@@ -1492,8 +1492,7 @@ impl<'a> Gen<'a> {
         Ok((items, body))
     }
 
-    /// The expression of a pure `op` (constants, arithmetic, comparisons, casts, selects,
-    /// slices and concatenations) over its operands as `o` names them:
+    /// The expression of an [`Op::is_logic`] `op` over its operands as `o` names them:
     /// the core's values in a state, or the ingress's copies of a streamed sum's range.
     fn pure_expr(&self, op: &Op, o: &dyn Fn(Value) -> Expr) -> Expr {
         match op {

@@ -597,6 +597,22 @@ impl Op {
         }
     }
 
+    /// Whether the op is combinational logic over its operands alone (constants, arithmetic,
+    /// comparisons, casts, selects, slices, concatenations): no packet, metadata or state.
+    pub fn is_logic(&self) -> bool {
+        matches!(
+            self,
+            Op::Const(_)
+                | Op::Unary(..)
+                | Op::Binary(..)
+                | Op::Cmp(..)
+                | Op::Cast(..)
+                | Op::Select(..)
+                | Op::Slice(..)
+                | Op::Concat(..)
+        )
+    }
+
     /// What the op does besides computing its results.
     pub fn effect(&self) -> Effect {
         match self {

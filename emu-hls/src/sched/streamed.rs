@@ -95,14 +95,7 @@ fn pure_range(
     }
     let op = &func.insts[i].op;
     let ok = match op {
-        Op::Const(_)
-        | Op::Unary(..)
-        | Op::Binary(..)
-        | Op::Cmp(..)
-        | Op::Cast(..)
-        | Op::Select(..)
-        | Op::Slice(..)
-        | Op::Concat(..) => true,
+        _ if op.is_logic() => true,
         Op::PktRead(a, n) if a.base.is_none() && a.offset + *n as u32 <= func.window => {
             let last = a.offset + *n as u32 - 1;
             *last_byte = Some(last_byte.map_or(last, |l| l.max(last)));
