@@ -282,6 +282,15 @@ fn parse_frames(s: &str) -> Result<std::ops::Range<u64>, String> {
     }
 }
 
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    s.trim_end_matches('s')
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x > 0.0 && *x <= 86_400.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("`{s}` is not a time: write seconds, more than 0 and at most a day (e.g. 5, 0.5)"))
+}
+
 fn parse_fault(s: &str) -> Result<(String, u64), String> {
     let bad = || format!("`{s}` is not a fault: write TIER:N, e.g. cycle:500 (the 500th frame to reach the cycle tier)");
     let (tier, n) = s.split_once(':').ok_or_else(bad)?;
@@ -454,6 +463,11 @@ pub(crate) struct RunArgs {
     /// With --iface: turn the debug channel on, on this Unix socket (`emu dbg PATH`)
     #[arg(long, value_name = "PATH")]
     pub debug_socket: Option<PathBuf>,
+    /// With the debug channel: a break with no client in touch (none connected to the socket,
+    /// no request in band) for this long ends by itself, so live traffic is never held by a
+    /// client that went away
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "5")]
+    pub break_timeout: std::time::Duration,
     /// Profile the run: per-packet latency (ns), table hit rates, queue occupancy; a table at
     /// the end, JSON in FILE and SVG plots beside it (FILE's stem + .cpu.latency.svg, .cpu.cdf.svg)
     #[arg(long, value_name = "FILE")]
@@ -532,6 +546,10 @@ pub(crate) struct SimArgs {
     /// state the last frames left), until Ctrl-C
     #[arg(long, requires = "debug_socket")]
     pub stay: bool,
+    /// With --debug-socket: once a client has connected, a break with no client connected for
+    /// this long ends by itself (the break the run starts at waits for the first client)
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "5", requires = "debug_socket")]
+    pub break_timeout: std::time::Duration,
     /// Instead of --in: N seeded fuzz frames through every tier in lockstep (see below)
     #[arg(long, value_name = "N", conflicts_with_all = ["inputs", "debug_socket", "back_to_back", "profile"])]
     pub fuzz: Option<u64>,

@@ -92,17 +92,12 @@ struct Switch(Child, String);
 
 impl Switch {
     fn start(net: &Net, sock: &str) -> Switch {
-        let child = net.spawn(&[
-            EMU,
-            "run",
-            "learning-switch",
-            "--iface",
-            "p0,p1,pm",
-            "--debug-port",
-            "2",
-            "--debug-socket",
-            sock,
-        ]);
+        Switch::start_with(net, sock, &[])
+    }
+
+    fn start_with(net: &Net, sock: &str, more: &[&str]) -> Switch {
+        let args = [EMU, "run", "learning-switch", "--iface", "p0,p1,pm", "--debug-port", "2", "--debug-socket", sock];
+        let child = net.spawn(&[&args[..], more].concat());
         for _ in 0..100 {
             if std::path::Path::new(sock).exists() {
                 return Switch(child, sock.to_string());
@@ -282,11 +277,59 @@ fn errors_and_control_frames_on_data_ports() {
         .collect::<Vec<_>>());
     assert!(!e.status.success());
     assert!(
-        String::from_utf8_lossy(&e.stderr).contains("`read mac_table[99]`: read: the index is past the element's size")
+        String::from_utf8_lossy(&e.stderr).contains("`read mac_table[99]`: `mac_table[99]`: mac_table has 16 entries (0 to 15)")
     );
     let e = run(&[EMU, "dbg", "/nonexistent.sock", "--exec", "symbols"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("is neither a debug socket nor an interface"));
     let e =
         run(&[EMU, "run", "learning-switch", "--in", "examples/mixed.pcapng", "--out", "/tmp/x", "--debug-port", "0"]);
     assert!(String::from_utf8_lossy(&e.stderr).contains("the debug channel is for live runs"));
+}
+
+/// Sessions, one `--exec` each as the docs show, over the socket and in band: a later session's
+/// watch takes a free slot and the earlier one's stays armed and fires; a client killed at a
+/// break does not keep live traffic held past the break timeout (nor does one in band that
+/// stops asking).
+#[test]
+fn sessions_keep_each_others_watches_and_a_break_ends_when_its_client_is_gone() {
+    let net = Net::new("c");
+    let sock = format!("/tmp/emu-dbg-{}-c.sock", std::process::id());
+    let _switch = Switch::start_with(&net, &sock, &["--break-timeout", "1"]);
+    assert_eq!(net.dbg(&sock, "watch floods >= 2"), "watch 0: floods >= 2\n");
+    assert_eq!(
+        net.dbg("hm", "watch mac_table[0] changes record; watches"),
+        "watch 1: mac_table[0] changes\nwatch 0: floods >= 2\nwatch 1: mac_table[0] changes record\n"
+    );
+    let watcher = net.spawn(&[EMU, "dbg", &sock, "--exec", "wait 3000"]);
+    std::thread::sleep(Duration::from_millis(700));
+    net.send("h0", 0x11, 0x88b6, 2, &[]);
+    let out = watcher.wait_with_output().unwrap();
+    let hits = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        hits.starts_with("watch 1 hit: mac_table[0] = 02:00:00:00:00:11 -> 0 after packet 0 (in port 0: ffffffffffff020000000011")
+            && hits.contains("\nwatch 0 hit: floods = 2 after packet 1\n"),
+        "both sessions' watches fire: {hits}"
+    );
+    net.dbg(&sock, "unwatch all");
+
+    // A client killed while it holds a break: the traffic that came meanwhile goes on within
+    // the timeout, though no client ever says `continue`.
+    let mut holder = net.spawn(&[EMU, "dbg", &sock, "--exec", "break; wait 60000"]);
+    std::thread::sleep(Duration::from_millis(500));
+    net.send("h0", 0x12, 0x88b6, 3, &[]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    std::thread::sleep(Duration::from_millis(1800));
+    let c = net.dbg(&sock, "status; counters");
+    assert!(
+        c.starts_with("running, 0 held, trace off, 2 watch hits, 0 passed while the hold was full, 1 break ended with no client in touch\n")
+            && c.contains("\ntx_packets[1] = 5\n"),
+        "the three held frames were sent: {c}"
+    );
+    // In band there is no connection: the last request is the last touch.
+    net.dbg("hm", "break");
+    net.send("h0", 0x13, 0x88b6, 2, &[]);
+    std::thread::sleep(Duration::from_millis(1800));
+    let c = net.dbg(&sock, "status; counters");
+    assert!(c.contains("2 breaks ended with no client in touch") && c.contains("\ntx_packets[1] = 7\n"), "{c}");
 }

@@ -138,7 +138,7 @@ fn on_cpu_of(nf: &Nf, events: &[Event]) -> Run {
         }
     }
     let runner = Runner::new((nf.desc.build)(&nf.config).unwrap(), nf.desc.ports, nf.desc.window);
-    let options = DebugOptions { port: Some(nf.mgmt), socket: None, hold_depth: Some(HOLD_DEPTH) };
+    let options = DebugOptions { port: Some(nf.mgmt), hold_depth: Some(HOLD_DEPTH), ..DebugOptions::default() };
     let mut runner = runner.with_debugger(Debugger::new(nf.desc.name, &options).unwrap());
     let mut device = MemoryDevice::new(input);
     runner.run(&mut device, &mut Vec::new()).unwrap();

@@ -1,11 +1,13 @@
 //! The client side of `emu dbg`: requests with retries over a [`Transport`], the symbol table
 //! fetched once, and the command language (`read mac_table[3]`, `watch hits >= 3`, `step 3`)
-//! that shows names and typed values, never symbol numbers or raw bytes.
+//! that shows names and typed values, never symbol numbers or raw bytes. Each refusal says
+//! which rule the command broke, with the limit it met.
 
 use crate::protocol::{
-    decode, encode, Format, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind, TraceVerdict,
-    WatchOp,
+    decode, encode, Format, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
+    TraceVerdict, WatchInfo, WatchOp, ANY_SLOT, MAX_SNAP,
 };
+use emu_core::DropReason;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
@@ -20,15 +22,19 @@ pub trait Transport {
 /// How long a reply may take before the request is sent once more, and then given up.
 pub const REPLY_TIMEOUT: Duration = Duration::from_millis(200);
 
+/// The commands of the language, for `help`, completion and "did you mean".
+pub const COMMANDS: &[&str] = &[
+    "break", "continue", "counters", "dump", "help", "quit", "read", "reset", "status", "step", "symbols", "trace",
+    "unwatch", "wait", "watch", "watches", "write",
+];
+
 /// A connected client: the NF's name and symbols, and notifications not yet shown.
 pub struct Client<T: Transport> {
     transport: T,
     seq: u32,
-    nf: String,
+    hello: Hello,
     symbols: Vec<SymbolInfo>,
     pending: Vec<Notification>,
-    /// Watchpoint slots this session armed: the unit does not say which are free.
-    slots: Vec<bool>,
 }
 
 /// What went wrong, in words for the user.
@@ -44,6 +50,18 @@ pub fn exchange<T: Transport>(
     pending: &mut Vec<Notification>,
 ) -> Result<Reply, Error> {
     let opcode = request.opcode();
+    exchange_status(transport, seq, request, pending)?.map_err(|s| format!("{opcode}: {}", explain(s)))
+}
+
+/// As [`exchange`], with the unit's refusal as its status (`Ok(Err(status))`), for a caller
+/// that says exactly what was refused; `Err` is a failure to reach the unit.
+pub fn exchange_status<T: Transport>(
+    transport: &mut T,
+    seq: u32,
+    request: Request,
+    pending: &mut Vec<Notification>,
+) -> Result<Result<Reply, Status>, Error> {
+    let opcode = request.opcode();
     let bytes = encode(&Message::Request { seq, request });
     for attempt in 0..2 {
         transport.send(&bytes).map_err(|e| format!("sending {opcode}: {e}"))?;
@@ -55,11 +73,11 @@ pub fn exchange<T: Transport>(
             match decode(&msg) {
                 Ok(Message::Reply { seq: s, status, reply, .. }) if s == seq => {
                     return match status {
-                        Status::Ok => Ok(reply),
-                        Status::Duplicate if attempt > 0 => {
-                            Err(format!("{opcode}: the first try was executed but its reply was lost; read the state to see its effect"))
-                        }
-                        s => Err(format!("{opcode}: {}", explain(s))),
+                        Status::Ok => Ok(Ok(reply)),
+                        Status::Duplicate if attempt > 0 => Err(format!(
+                            "{opcode}: the first try was executed but its reply was lost; read the state to see its effect"
+                        )),
+                        s => Ok(Err(s)),
                     };
                 }
                 Ok(Message::Notification { notification, .. }) => pending.push(notification),
@@ -75,31 +93,34 @@ impl<T: Transport> Client<T> {
     /// new session should not start where the last one left off, or its first request could
     /// be taken for a retransmission).
     pub fn connect(transport: T, first_seq: u32) -> Result<Client<T>, Error> {
-        let mut c = Client {
-            transport,
-            seq: first_seq,
+        let hello = Hello {
+            symbols: 0,
+            watch_slots: 0,
+            trace_depth: 0,
+            hold_depth: 0,
+            broken: false,
+            tracing: false,
+            latency_in_cycles: false,
             nf: String::new(),
-            symbols: Vec::new(),
-            pending: Vec::new(),
-            slots: Vec::new(),
+            max_snap: 0,
         };
+        let mut c = Client { transport, seq: first_seq, hello, symbols: Vec::new(), pending: Vec::new() };
         let Reply::Hello(h) = c.request(Request::Hello)? else {
             return Err("the unit's hello reply is malformed".into());
         };
-        c.nf = h.nf;
-        c.slots = vec![false; h.watch_slots as usize];
         for id in 0..h.symbols {
             match c.request(Request::Symbol { id })? {
                 Reply::Symbol(s) => c.symbols.push(s),
                 _ => return Err(format!("the unit's description of symbol {id} is malformed")),
             }
         }
+        c.hello = h;
         Ok(c)
     }
 
     /// The NF's name.
     pub fn nf(&self) -> &str {
-        &self.nf
+        &self.hello.nf
     }
 
     /// The symbol table.
@@ -110,32 +131,56 @@ impl<T: Transport> Client<T> {
     /// Sends `request` and waits for its reply (once more after [`REPLY_TIMEOUT`]);
     /// notifications that arrive meanwhile are kept for [`Client::take_notifications`].
     pub fn request(&mut self, request: Request) -> Result<Reply, Error> {
-        self.seq = self.seq.wrapping_add(1);
-        exchange(&mut self.transport, self.seq, request, &mut self.pending)
+        let opcode = request.opcode();
+        self.ask(request)?.map_err(|s| format!("{opcode}: {}", explain(s)))
     }
 
-    /// Notifications received so far, oldest first, after waiting up to `wait` for more.
+    /// As [`Client::request`], with the unit's refusal as its status.
+    fn ask(&mut self, request: Request) -> Result<Result<Reply, Status>, Error> {
+        self.seq = self.seq.wrapping_add(1);
+        exchange_status(&mut self.transport, self.seq, request, &mut self.pending)
+    }
+
+    /// Notifications received so far, oldest first, after waiting up to `wait` for more
+    /// (less if `stop` becomes true: Ctrl-C ends a `wait`).
     pub fn take_notifications(&mut self, wait: Duration) -> Result<Vec<Notification>, Error> {
+        self.take_notifications_until(wait, &|| false)
+    }
+
+    fn take_notifications_until(&mut self, wait: Duration, stop: &dyn Fn() -> bool) -> Result<Vec<Notification>, Error> {
         let deadline = Instant::now() + wait;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.saturating_duration_since(Instant::now()).min(Duration::from_millis(100));
             match self.transport.recv(left).map_err(|e| format!("waiting for notifications: {e}"))? {
                 Some(msg) => {
                     if let Ok(Message::Notification { notification, .. }) = decode(&msg) {
                         self.pending.push(notification);
                     }
                 }
-                None => break,
+                None if Instant::now() >= deadline || stop() => break,
+                None => {}
             }
-            if left.is_zero() {
+            if Instant::now() >= deadline || stop() {
                 break;
             }
         }
         Ok(std::mem::take(&mut self.pending))
     }
 
+    /// Notifications that have arrived, shown, without waiting (an interactive session prints
+    /// them as they come).
+    pub fn arrived(&mut self) -> Result<Vec<String>, Error> {
+        let notes = self.take_notifications(Duration::ZERO)?;
+        Ok(notes.iter().map(|n| self.show_notification(n)).collect())
+    }
+
     /// Runs one command of the language (`help` lists them) and gives what to print.
     pub fn exec(&mut self, line: &str) -> Result<String, Error> {
+        self.exec_until(line, &|| false)
+    }
+
+    /// As [`Client::exec`]; a `wait` ends early when `stop` becomes true (Ctrl-C).
+    pub fn exec_until(&mut self, line: &str, stop: &dyn Fn() -> bool) -> Result<String, Error> {
         let line = line.trim();
         let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
@@ -144,46 +189,14 @@ impl<T: Transport> Client<T> {
             "help" => HELP.to_string(),
             "symbols" => self.list_symbols(),
             "read" => self.read(rest)?,
+            "dump" => self.dump(rest)?,
             "write" => self.write(rest)?,
             "counters" => self.counters()?,
-            "reset" => {
-                let id = if rest == "all" { None } else { Some(self.symbol(rest)?.0) };
-                self.request(Request::ResetCounters { id })?;
-                format!("reset {rest}")
-            }
+            "reset" => self.reset(rest)?,
             "watch" => self.watch(rest)?,
-            "unwatch" => {
-                let slot = if rest == "all" {
-                    None
-                } else {
-                    Some(
-                        parse_uint(rest, 8)
-                            .map_err(|e| format!("unwatch {rest}: {e}; write `unwatch SLOT` or `unwatch all`"))?
-                            as u8,
-                    )
-                };
-                self.request(Request::Unwatch { slot })?;
-                match slot {
-                    Some(k) => self.slots.get_mut(k as usize).into_iter().for_each(|s| *s = false),
-                    None => self.slots.iter_mut().for_each(|s| *s = false),
-                }
-                format!("unwatched {rest}")
-            }
-            "trace" => {
-                let mut words = rest.split_whitespace();
-                let on = match words.next() {
-                    Some("on") => true,
-                    Some("off") => false,
-                    _ => return Err("write `trace on [SNAP_BYTES]` or `trace off`".into()),
-                };
-                let snap = words
-                    .next()
-                    .map(|w| w.parse::<u16>().map_err(|_| format!("`{w}` is not a byte count")))
-                    .transpose()?
-                    .unwrap_or(crate::protocol::DEFAULT_SNAP);
-                self.request(Request::Trace { on, snap })?;
-                format!("trace {}", if on { "on" } else { "off" })
-            }
+            "watches" => self.watches()?,
+            "unwatch" => self.unwatch(rest)?,
+            "trace" => self.trace(rest)?,
             "break" => match self.request(Request::Break)? {
                 Reply::Break { held } => format!("break: packets are held at the input ({held} held)"),
                 r => unexpected(r)?,
@@ -192,31 +205,45 @@ impl<T: Transport> Client<T> {
                 let n = if rest.is_empty() {
                     1
                 } else {
-                    rest.parse::<u16>().map_err(|_| format!("step {rest}: write `step N`, N a packet count"))?
+                    rest.parse::<u16>()
+                        .map_err(|_| format!("step {rest}: write `step N`, N a packet count from 1 to 65535"))?
                 };
-                match self.request(Request::Step { n })? {
-                    Reply::Step { released, held } => {
-                        format!("stepped {released} packet{} ({held} still held)", plural(released))
+                match self.ask(Request::Step { n })? {
+                    Ok(Reply::Step { released, held }) => {
+                        format!("stepped {released} packet{} ({held} still held)", plural(released as u32))
                     }
-                    r => unexpected(r)?,
+                    Err(Status::NotBroken) => return Err("step: running, nothing is held: `break` first".into()),
+                    Err(s) => return Err(format!("step: {}", explain(s))),
+                    Ok(r) => unexpected(r)?,
                 }
             }
             "continue" => match self.request(Request::Continue)? {
                 Reply::Continue { released } => {
-                    format!("running ({released} held packet{} released)", plural(released))
+                    format!("running ({released} held packet{} released)", plural(released as u32))
                 }
                 r => unexpected(r)?,
             },
             "status" => match self.request(Request::Status)? {
-                Reply::Status(s) => format!(
-                    "{}, {} held, trace {}, {} watch hit{}, {} passed while the hold was full",
-                    if s.broken { "broken" } else { "running" },
-                    s.held,
-                    if s.tracing { "on" } else { "off" },
-                    s.watch_hits,
-                    plural(s.watch_hits as u16),
-                    s.passed_while_full
-                ),
+                Reply::Status(s) => {
+                    let mut out = format!(
+                        "{}, {} held, trace {}, {} watch hit{}, {} passed while the hold was full",
+                        if s.broken { "broken" } else { "running" },
+                        s.held,
+                        if s.tracing { "on" } else { "off" },
+                        s.watch_hits,
+                        plural(s.watch_hits),
+                        s.passed_while_full
+                    );
+                    if s.breaks_timed_out > 0 {
+                        let _ = write!(
+                            out,
+                            ", {} break{} ended with no client in touch",
+                            s.breaks_timed_out,
+                            plural(s.breaks_timed_out)
+                        );
+                    }
+                    out
+                }
                 r => unexpected(r)?,
             },
             "wait" => {
@@ -227,10 +254,13 @@ impl<T: Transport> Client<T> {
                         .parse::<u64>()
                         .map_err(|_| format!("wait {rest}: write `wait MILLISECONDS`"))?
                 };
-                let notes = self.take_notifications(Duration::from_millis(ms))?;
+                let notes = self.take_notifications_until(Duration::from_millis(ms), stop)?;
                 return Ok(notes.iter().map(|n| self.show_notification(n)).collect::<Vec<_>>().join("\n"));
             }
-            other => return Err(format!("unknown command `{other}`; `help` lists the commands")),
+            other => {
+                let hint = did_you_mean(other, COMMANDS.iter().copied());
+                return Err(format!("unknown command `{other}`{hint}; `help` lists the commands"));
+            }
         };
         // Notifications that came with the reply are shown after it, in order.
         for n in std::mem::take(&mut self.pending) {
@@ -244,28 +274,40 @@ impl<T: Transport> Client<T> {
         if let Some(i) = self.symbols.iter().position(|s| s.name == name) {
             return Ok((i as u16, &self.symbols[i]));
         }
-        let near: Vec<&str> =
-            self.symbols.iter().map(|s| s.name.as_str()).filter(|n| n.contains(name) || name.contains(n)).collect();
-        let hint = if near.is_empty() { String::new() } else { format!(" (did you mean {}?)", near.join(", ")) };
-        Err(format!("{} has no state element, probe or counter `{name}`{hint}; `symbols` lists them", self.nf))
+        let hint = did_you_mean(name, self.symbols.iter().map(|s| s.name.as_str()));
+        Err(format!("{} has no state element, probe or counter `{name}`{hint}; `symbols` lists them", self.nf()))
     }
 
     fn list_symbols(&self) -> String {
         let mut out = String::new();
         for s in &self.symbols {
-            let kind = SymbolKind::from_code(s.kind).map_or("?", SymbolKind::name);
-            let _ =
-                write!(out, "{:<20} {:<12} {:>6} entr{}", s.name, kind, s.size, if s.size == 1 { "y" } else { "ies" });
+            let _ = write!(
+                out,
+                "{:<20} {:<12} {:>6} entr{}",
+                s.name,
+                kind_name(s),
+                s.size,
+                if s.size == 1 { "y" } else { "ies" }
+            );
             if s.key_width > 0 {
                 let _ = write!(out, ", key {} bits", s.key_width);
             }
-            let _ = writeln!(out, ", value {} bits", s.value_width);
+            let _ = write!(out, ", value {} bits", s.value_width);
+            if s.kind == SymbolKind::AutoCounter.code() {
+                out.push_str(&if Format::from_code(s.key_format) == Some(Format::DropReason) {
+                    ", by drop reason".to_string()
+                } else {
+                    ", by port".to_string()
+                });
+            }
+            out.push('\n');
         }
         out.trim_end().to_string()
     }
 
     /// `NAME`, `NAME[INDEX]` or `NAME[key=KEY]`: the symbol, and the index (looked up by key
-    /// if need be) with the entry when the key was looked up.
+    /// if need be) with the entry when the key was looked up. An index is checked against the
+    /// symbol's size here, so the message can give it.
     fn place(&mut self, target: &str) -> Result<(u16, u32, Option<Vec<u8>>), Error> {
         let (name, sub) = match target.split_once('[') {
             Some((n, s)) => {
@@ -278,13 +320,36 @@ impl<T: Transport> Client<T> {
         match sub {
             None => Ok((id, 0, None)),
             Some(k) if k.starts_with("key=") => {
-                let key = parse_value(&k[4..], s.key_width, s.key_format)?;
-                match self.request(Request::Lookup { id, key })? {
-                    Reply::Found { index, entry } => Ok((id, index, Some(entry))),
-                    r => unexpected(r),
+                if s.key_width == 0 {
+                    return Err(format!("`{target}`: {} is a {}, not a table: give an index", s.name, kind_name(&s)));
+                }
+                let text = k[4..].trim();
+                let key = parse_value(text, s.key_width, s.key_format)?;
+                match self.ask(Request::Lookup { id, key })? {
+                    Ok(Reply::Found { index, entry }) => Ok((id, index, Some(entry))),
+                    Err(Status::NoSuchKey) => Err(format!("`{target}`: no entry of {} has the key {text}", s.name)),
+                    Err(st) => Err(format!("`{target}`: {}", explain(st))),
+                    Ok(r) => unexpected(r),
                 }
             }
-            Some(i) => Ok((id, parse_uint(i, 32).map_err(|e| format!("`{target}`: {e}"))? as u32, None)),
+            Some(i) => {
+                let index = match DropReason::ALL.iter().find(|r| r.name() == i) {
+                    Some(r) if Format::from_code(s.key_format) == Some(Format::DropReason) && s.key_width == 0 => {
+                        *r as u32
+                    }
+                    _ => parse_uint(i, 32).map_err(|e| format!("`{target}`: {e}"))? as u32,
+                };
+                if index >= s.size {
+                    return Err(format!(
+                        "`{target}`: {} has {} entr{} (0 to {})",
+                        s.name,
+                        s.size,
+                        if s.size == 1 { "y" } else { "ies" },
+                        s.size.saturating_sub(1)
+                    ));
+                }
+                Ok((id, index, None))
+            }
         }
     }
 
@@ -295,21 +360,56 @@ impl<T: Transport> Client<T> {
         let (id, index, found) = self.place(target)?;
         let entry = match found {
             Some(e) => e,
-            None => match self.request(Request::Read { id, index })? {
-                Reply::Entry(e) => e,
-                r => unexpected(r)?,
-            },
+            None => self.read_entry(id, index)?,
         };
         let s = &self.symbols[id as usize];
         Ok(format!("{} = {}", place_name(s, index), show_entry(s, &entry)))
     }
 
+    fn read_entry(&mut self, id: u16, index: u32) -> Result<Vec<u8>, Error> {
+        let name = place_name(&self.symbols[id as usize], index);
+        match self.ask(Request::Read { id, index })? {
+            Ok(Reply::Entry(e)) => Ok(e),
+            Err(s) => Err(format!("read {name}: {}", explain(s))),
+            Ok(r) => unexpected(r),
+        }
+    }
+
+    /// Every entry of a symbol (a table's valid ones, with their slots).
+    fn dump(&mut self, name: &str) -> Result<String, Error> {
+        if name.is_empty() {
+            return Err("write `dump NAME` (`symbols` lists them)".into());
+        }
+        let (id, s) = self.symbol(name)?;
+        let s = s.clone();
+        let mut out = String::new();
+        let mut empty = 0;
+        for index in 0..s.size {
+            let e = self.read_entry(id, index)?;
+            if s.key_width > 0 && e.first() == Some(&0) {
+                empty += 1;
+                continue;
+            }
+            let _ = writeln!(out, "{} = {}", place_name(&s, index), show_entry(&s, &e));
+        }
+        if s.key_width > 0 {
+            let _ = write!(out, "({} of {} slots in use)", s.size - empty, s.size);
+        }
+        Ok(out.trim_end().to_string())
+    }
+
     fn write(&mut self, rest: &str) -> Result<String, Error> {
         let (target, value) = rest
             .split_once('=')
+            .filter(|(t, _)| !t.contains("[key"))
+            .or_else(|| rest.split_once("] =").map(|(t, v)| (&rest[..t.len() + 1], v)))
             .ok_or("write `write NAME[INDEX] = VALUE` (a table entry: `= KEY -> VALUE`, or `= empty`)")?;
         let (id, index, _) = self.place(target.trim())?;
         let s = self.symbols[id as usize].clone();
+        let place = place_name(&s, index);
+        if let Some(why) = read_only(&s) {
+            return Err(format!("write {place}: {} is {why}", s.name));
+        }
         let value = value.trim();
         let entry = if s.key_width > 0 {
             if value == "empty" {
@@ -324,8 +424,56 @@ impl<T: Transport> Client<T> {
         } else {
             parse_value(value, s.value_width, s.value_format)?
         };
-        self.request(Request::Write { id, index, entry: entry.clone() })?;
-        Ok(format!("{} = {}", place_name(&s, index), show_entry(&s, &entry)))
+        match self.ask(Request::Write { id, index, entry: entry.clone() })? {
+            Ok(_) => Ok(format!("{place} = {}", show_entry(&s, &entry))),
+            Err(Status::KeyElsewhere) => {
+                let key = value.split_once("->").map_or(value, |(k, _)| k.trim());
+                let slot = match self.ask(Request::Lookup { id, key: entry[1..1 + bytes_of(s.key_width)].to_vec() })? {
+                    Ok(Reply::Found { index, .. }) => format!("{}[{index}]", s.name),
+                    _ => "another slot".into(),
+                };
+                Err(format!(
+                    "write {place}: the key {key} is in {slot} already, and a key is in one slot at most: write \
+                     {slot}, or empty it first (`write {slot} = empty`)"
+                ))
+            }
+            Err(Status::WrongSet) => {
+                let key = value.split_once("->").map_or(value, |(k, _)| k.trim());
+                Err(format!(
+                    "write {place}: the key {key} hashes to another set of {}: a hash table keeps a key only in the \
+                     ways of the set its hash picks",
+                    s.name
+                ))
+            }
+            Err(Status::Unsupported) => {
+                Err(format!("write {place}: this target's debug unit cannot write a {} yet", kind_name(&s)))
+            }
+            Err(st) => Err(format!("write {place}: {}", explain(st))),
+        }
+    }
+
+    fn reset(&mut self, rest: &str) -> Result<String, Error> {
+        let id = match rest {
+            "" => return Err("write `reset NAME` (a counter) or `reset all`".into()),
+            "all" => None,
+            name => {
+                let (id, s) = self.symbol(name)?;
+                if s.kind == SymbolKind::AutoCounter.code() {
+                    return Err(format!("reset {name}: {name} is counted by the target itself and cannot be reset"));
+                }
+                if s.kind != SymbolKind::Counter.code() {
+                    return Err(format!(
+                        "reset {name}: {name} is a {}, not a counter: `reset` zeroes counters (`counters` lists them)",
+                        kind_name(s)
+                    ));
+                }
+                Some(id)
+            }
+        };
+        match self.ask(Request::ResetCounters { id })? {
+            Ok(_) => Ok(format!("reset {rest}")),
+            Err(s) => Err(format!("reset {rest}: {}", explain(s))),
+        }
     }
 
     /// Every counter of the NF, and the target's automatic counters that are not zero.
@@ -372,15 +520,97 @@ impl<T: Transport> Client<T> {
         let (id, index, _) = self.place(target)?;
         let s = self.symbols[id as usize].clone();
         let operand = operand.map(|v| parse_value(v, s.value_width, s.value_format)).transpose()?.unwrap_or_default();
-        let slot = self
-            .slots
-            .iter()
-            .position(|used| !used)
-            .ok_or("every watchpoint slot is in use; `unwatch SLOT` one first")?;
-        let slot = slot as u8;
-        self.request(Request::Watch { slot, id, index, op, operand, record })?;
-        self.slots[slot as usize] = true;
-        Ok(format!("watch {slot}: {target} {op}{}", words.get(2).map(|v| format!(" {v}")).unwrap_or_default()))
+        let request = Request::Watch { slot: ANY_SLOT, id, index, op, operand: operand.clone(), record };
+        match self.ask(request)? {
+            Ok(Reply::Watch { slot }) => {
+                Ok(self.show_watch(&WatchInfo { slot, id, index, op, operand, record: false }))
+            }
+            Ok(r) => unexpected(r),
+            Err(Status::NoSlot) => Err(format!(
+                "watch: every watch slot ({}) is armed: `watches` lists them, `unwatch SLOT` frees one",
+                self.hello.watch_slots
+            )),
+            Err(Status::Unsupported) => Err(format!(
+                "watch {target}: this target's debug unit watches registers and counters of up to 64 bits, and {} \
+                 is a {}",
+                s.name,
+                kind_name(&s)
+            )),
+            Err(st) => Err(format!("watch {target}: {}", explain(st))),
+        }
+    }
+
+    /// `watch 0: floods >= 4`, as `watch` and `watches` show it.
+    fn show_watch(&self, w: &WatchInfo) -> String {
+        let Some(s) = self.symbols.get(w.id as usize) else { return format!("watch {}: symbol {}", w.slot, w.id) };
+        let mut out = format!("watch {}: {} {}", w.slot, place_name(s, w.index), w.op);
+        if w.op != WatchOp::Changes {
+            let _ = write!(out, " {}", show_value(&w.operand, s.value_format));
+        }
+        if w.record {
+            out.push_str(" record");
+        }
+        out
+    }
+
+    fn armed(&mut self) -> Result<Vec<WatchInfo>, Error> {
+        match self.request(Request::Watches)? {
+            Reply::Watches(ws) => Ok(ws),
+            r => unexpected(r),
+        }
+    }
+
+    fn watches(&mut self) -> Result<String, Error> {
+        let ws = self.armed()?;
+        if ws.is_empty() {
+            return Ok(format!("no watch is armed ({} slots)", self.hello.watch_slots));
+        }
+        Ok(ws.iter().map(|w| self.show_watch(w)).collect::<Vec<_>>().join("\n"))
+    }
+
+    fn unwatch(&mut self, rest: &str) -> Result<String, Error> {
+        let slot = match rest {
+            "all" => None,
+            _ => {
+                let last = self.hello.watch_slots.saturating_sub(1);
+                let k = parse_uint(rest, 8)
+                    .ok()
+                    .filter(|&k| k <= last as u128)
+                    .ok_or_else(|| format!("unwatch {rest}: write `unwatch SLOT` (0 to {last}) or `unwatch all`"))?
+                    as u8;
+                if !self.armed()?.iter().any(|w| w.slot == k) {
+                    return Err(format!("unwatch {k}: watch {k} is not armed; `watches` lists the armed ones"));
+                }
+                Some(k)
+            }
+        };
+        self.request(Request::Unwatch { slot })?;
+        Ok(format!("unwatched {rest}"))
+    }
+
+    fn trace(&mut self, rest: &str) -> Result<String, Error> {
+        let mut words = rest.split_whitespace();
+        let on = match words.next() {
+            Some("on") => true,
+            Some("off") => false,
+            _ => return Err("write `trace on [SNAP_BYTES]` or `trace off`".into()),
+        };
+        let snap = match words.next() {
+            None => crate::protocol::DEFAULT_SNAP,
+            Some(w) => match w.parse::<u16>() {
+                Ok(n) if n <= MAX_SNAP => n,
+                _ => return Err(format!("trace on {w}: the snap length is a byte count from 0 to {MAX_SNAP}")),
+            },
+        };
+        self.request(Request::Trace { on, snap })?;
+        Ok(match on {
+            false => "trace off".into(),
+            true if snap > self.hello.max_snap => format!(
+                "trace on (the first {} bytes of each packet: this target records no more)",
+                self.hello.max_snap
+            ),
+            true => format!("trace on (the first {snap} bytes of each packet)"),
+        })
     }
 
     fn show_notification(&self, n: &Notification) -> String {
@@ -388,7 +618,7 @@ impl<T: Transport> Client<T> {
             Notification::WatchHit { slot, id, index, packet_no, value, packet } => {
                 let s = &self.symbols.get(*id as usize);
                 let name = s.map_or("?", |s| s.name.as_str());
-                let shown = s.map_or_else(|| hex(value), |s| show_value(value, s.value_format));
+                let shown = s.map_or_else(|| hex(value), |s| show_entry(s, value));
                 let place = s.map_or_else(|| format!("{name}[{index}]"), |s| place_name(s, *index));
                 let mut out = format!("watch {slot} hit: {place} = {shown} after packet {packet_no}");
                 if let Some((port, bytes)) = packet {
@@ -398,16 +628,19 @@ impl<T: Transport> Client<T> {
             }
             Notification::Trace { packet_no, in_port, verdict, latency, len, bytes } => {
                 let v = match verdict {
-                    TraceVerdict::Drop(r) => format!("dropped (reason {r})"),
+                    TraceVerdict::Drop(r) => {
+                        format!("dropped ({})", DropReason::from_code(*r).map_or(format!("reason {r}"), |r| r.name().into()))
+                    }
                     TraceVerdict::Send(mask) => {
                         let ports: Vec<String> =
                             (0..32).filter(|p| mask >> p & 1 == 1).map(|p| p.to_string()).collect();
                         format!("sent to port{} {}", if ports.len() == 1 { "" } else { "s" }, ports.join(","))
                     }
                 };
+                let unit = if self.hello.latency_in_cycles { "cycles" } else { "ns" };
                 // A hardware unit records no bytes.
                 let first = if bytes.is_empty() { String::new() } else { format!(": {}", hex(bytes)) };
-                format!("trace: packet {packet_no}, in port {in_port}, {len} bytes, {v}, latency {latency}{first}")
+                format!("trace: packet {packet_no}, in port {in_port}, {len} bytes, {v}, latency {latency} {unit}{first}")
             }
             Notification::HoldFull { held } => {
                 format!("the hold is full ({held} packets): further packets pass until `continue`")
@@ -419,23 +652,77 @@ impl<T: Transport> Client<T> {
 const HELP: &str = "\
 symbols                          the NF's state elements, probes and counters
 read NAME[INDEX]                 an entry (NAME alone: entry 0); NAME[key=KEY] finds a table entry by key
+dump NAME                        every entry (a table's slots in use)
 write NAME[INDEX] = VALUE        a register, counter or array entry; a table entry: = KEY -> VALUE, or = empty
 counters                         every counter
 reset NAME | all                 zero a counter, or all
 watch NAME[INDEX] OP VALUE       notify when the entry's value becomes OP VALUE (== != < <= > >=); add `record`
 watch NAME[INDEX] changes        notify on every change; add `record` to get the packet that did it
-unwatch SLOT | all               disarm watchpoints
+watches                          the armed watches, by slot (any session's)
+unwatch SLOT | all               disarm watches
 trace on [SNAP] | off            a record of every packet (its first SNAP bytes, default 64) and verdict
 break | step [N] | continue      hold packets at the input; release N; release all and run
 status                           running or broken, packets held, watch hits
-wait [MS]                        show notifications arriving within MS milliseconds (default 500)";
+wait [MS]                        show notifications arriving within MS milliseconds (default 500; Ctrl-C ends it)
+quit                             leave (Ctrl-D too)";
 
-/// `name[index]`, or `name` for a one-entry symbol (a register, a counter).
+/// The kind's name, as `symbols` shows it.
+fn kind_name(s: &SymbolInfo) -> &'static str {
+    SymbolKind::from_code(s.kind).map_or("?", SymbolKind::name)
+}
+
+/// Why symbol `s` cannot be written, if it cannot.
+fn read_only(s: &SymbolInfo) -> Option<&'static str> {
+    match SymbolKind::from_code(s.kind)? {
+        SymbolKind::AutoCounter => Some("counted by the target itself: read only"),
+        SymbolKind::Queue => Some("a queue: read only (the NF pushes and pops it)"),
+        SymbolKind::Probe => Some("a probe: read only (the NF sets it)"),
+        _ => None,
+    }
+}
+
+/// ` (did you mean NAME?)` for the closest of `names` to `word` (a typo's distance), or "".
+fn did_you_mean<'a>(word: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let best = names
+        .map(|n| (edit_distance(word, n), n))
+        .filter(|&(d, n)| d <= (n.len().max(word.len()) / 3).max(1) || n.contains(word) && word.len() >= 3)
+        .min_by_key(|&(d, _)| d);
+    best.map_or(String::new(), |(_, n)| format!(" (did you mean `{n}`?)"))
+}
+
+/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// `name[index]`, or `name` for a one-entry symbol (a register, a counter); a counter by
+/// drop reason shows the reason's name.
 fn place_name(s: &SymbolInfo, index: u32) -> String {
     if s.size == 1 && index == 0 {
-        s.name.clone()
-    } else {
-        format!("{}[{index}]", s.name)
+        return s.name.clone();
+    }
+    match DropReason::from_code(index as u8) {
+        Some(r) if s.key_width == 0 && Format::from_code(s.key_format) == Some(Format::DropReason) && index < 256 => {
+            format!("{}[{}]", s.name, r.name())
+        }
+        _ => format!("{}[{index}]", s.name),
     }
 }
 
@@ -443,7 +730,7 @@ fn unexpected<R>(r: Reply) -> Result<R, Error> {
     Err(format!("the unit answered with an unexpected reply: {r:?}"))
 }
 
-fn plural(n: u16) -> &'static str {
+fn plural(n: u32) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -451,20 +738,21 @@ fn plural(n: u16) -> &'static str {
     }
 }
 
+/// A refusal in words, where the command did not say it more exactly itself.
 fn explain(s: Status) -> String {
     let why = match s {
         Status::NoSuchSymbol => "no such symbol (the symbol table changed? reconnect)",
         Status::BadIndex => "the index is past the element's size",
-        Status::BadValue => {
-            "the value does not fit the element (too wide, or not a counter), or a table entry's key \
-             is in another slot already or (a hash table) hashes to another set"
-        }
+        Status::BadValue => "the unit refused the value: wider than the element, or not one it can hold",
         Status::ReadOnly => "this element is read only",
         Status::NoSuchKey => "the key is not in the table",
-        Status::NoSlot => "no free watchpoint slot (`unwatch SLOT` one)",
-        Status::NotBroken => "not broken: `break` first",
-        Status::Busy => "the hardware was busy; try again",
+        Status::NoSlot => "every watch slot is armed (`watches` lists them, `unwatch SLOT` frees one)",
+        Status::NotBroken => "running, nothing is held: `break` first",
+        Status::Busy => "the hardware was busy with a frame at every try; try again",
         Status::Unsupported => "this target's debug unit cannot do that yet",
+        Status::KeyElsewhere => "the key is in another slot already",
+        Status::WrongSet => "the key hashes to another set",
+        Status::NotACounter => "not a counter",
         other => other.name(),
     };
     why.to_string()
@@ -514,25 +802,51 @@ fn parse_uint(text: &str, width: u16) -> Result<u128, Error> {
     Ok(v)
 }
 
+/// A MAC address in any of the common notations: `02:00:5e:10:00:01`, `02-00-5e-10-00-01`,
+/// `0200.5e10.0001` (Cisco's), or 12 hex digits.
+fn parse_mac(text: &str) -> Option<Vec<u8>> {
+    let digits: String = match () {
+        _ if text.contains(':') || text.contains('-') => {
+            let parts: Vec<&str> = text.split([':', '-']).collect();
+            if parts.len() != 6 || parts.iter().any(|p| p.is_empty() || p.len() > 2) {
+                return None;
+            }
+            parts.iter().map(|p| format!("{p:0>2}")).collect()
+        }
+        _ if text.contains('.') => {
+            let parts: Vec<&str> = text.split('.').collect();
+            if parts.len() != 3 || parts.iter().any(|p| p.len() != 4) {
+                return None;
+            }
+            parts.concat()
+        }
+        _ if text.len() == 12 && !text.starts_with("0x") => text.to_string(),
+        _ => return None,
+    };
+    (digits.len() == 12 && digits.chars().all(|c| c.is_ascii_hexdigit()))
+        .then(|| (0..6).map(|i| u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).expect("hex")).collect())
+}
+
 /// Reads `text` as a value of `width` bits shown as `format` (a MAC, an address, a number,
 /// hex), big-endian in the protocol's byte count.
 pub fn parse_value(text: &str, width: u16, format: u8) -> Result<Vec<u8>, Error> {
     let n = bytes_of(width);
+    let format = Format::from_code(format);
+    if format == Some(Format::Mac) && n == 6 {
+        return parse_mac(text).ok_or_else(|| {
+            format!("`{text}` is not a MAC address (write 02:00:5e:10:00:01, 02-00-5e-10-00-01 or 0200.5e10.0001)")
+        });
+    }
     if text.contains(':') && n == 6 {
-        let parts: Vec<u8> = text
-            .split(':')
-            .map(|p| u8::from_str_radix(p, 16))
-            .collect::<Result<_, _>>()
-            .map_err(|_| format!("`{text}` is not a MAC address"))?;
-        if parts.len() == 6 {
-            return Ok(parts);
+        if let Some(m) = parse_mac(text) {
+            return Ok(m);
         }
     }
     if text.matches('.').count() == 3 && n == 4 {
         let a: std::net::Ipv4Addr = text.parse().map_err(|_| format!("`{text}` is not an IPv4 address"))?;
         return Ok(a.octets().to_vec());
     }
-    if Format::from_code(format) == Some(Format::Bool) {
+    if format == Some(Format::Bool) {
         return match text {
             "true" => Ok(vec![1]),
             "false" => Ok(vec![0]),
@@ -574,6 +888,7 @@ mod test {
     struct Switch {
         floods: u64,
         table: [(bool, [u8; 6], u8); 4],
+        same_port_drops: u64,
     }
 
     impl Inspect for Switch {
@@ -597,6 +912,15 @@ mod test {
                     value_format: 0,
                     name: "floods".into(),
                 },
+                SymbolInfo {
+                    kind: SymbolKind::AutoCounter.code(),
+                    size: 256,
+                    key_width: 0,
+                    value_width: 64,
+                    key_format: Format::DropReason.code(),
+                    value_format: 0,
+                    name: "drops".into(),
+                },
             ]
         }
         fn read(&self, id: u16, index: u32) -> Result<Vec<u8>, Status> {
@@ -606,14 +930,22 @@ mod test {
                     Ok([&[v as u8][..], &k, &[p]].concat())
                 }
                 (1, 0) => Ok(self.floods.to_be_bytes().to_vec()),
+                (2, i) if i < 256 => {
+                    Ok(if i == DropReason::SamePort as u32 { self.same_port_drops } else { 0 }.to_be_bytes().to_vec())
+                }
                 _ => Err(Status::BadIndex),
             }
         }
         fn write(&mut self, id: u16, index: u32, e: &[u8]) -> Result<(), Status> {
             match (id, index) {
                 (0, i) if i < 4 && e.len() == 8 => {
-                    self.table[i as usize] = (e[0] == 1, e[1..7].try_into().unwrap(), e[7])
+                    let key: [u8; 6] = e[1..7].try_into().unwrap();
+                    if e[0] == 1 && self.table.iter().enumerate().any(|(j, t)| j != i as usize && t.0 && t.1 == key) {
+                        return Err(Status::KeyElsewhere);
+                    }
+                    self.table[i as usize] = (e[0] == 1, key, e[7])
                 }
+                (2, _) => return Err(Status::ReadOnly),
                 (1, 0) if e.len() == 8 => self.floods = u64::from_be_bytes(e.try_into().unwrap()),
                 _ => return Err(Status::BadIndex),
             }
@@ -717,20 +1049,99 @@ mod test {
         assert_eq!(c.exec("counters").unwrap(), "floods = 2");
     }
 
+    /// Every refusal, word for word: which rule the command broke, and the limit it met.
     #[test]
-    fn mistakes_say_what_to_write() {
-        let (mut c, _) = connected();
-        assert!(c
-            .exec("read mac_tabel[1]")
-            .unwrap_err()
-            .contains("has no state element, probe or counter `mac_tabel`"));
-        assert!(c.exec("read mac[1]").unwrap_err().contains("did you mean mac_table?"));
-        assert!(c.exec("read mac_table[9]").unwrap_err().contains("past the element's size"));
-        assert!(c.exec("read mac_table[key=02:00:00:00:00:01]").unwrap_err().contains("not in the table"));
-        assert!(c.exec("write floods = 0x1_0000_0000_0000_0000").unwrap_err().contains("does not fit in 64 bits"));
-        assert!(c.exec("step").unwrap_err().contains("`break` first"));
-        assert!(c.exec("watch floods ~ 3").unwrap_err().contains("is not a comparison"));
-        assert!(c.exec("frobnicate").unwrap_err().contains("`help` lists the commands"));
+    fn mistakes_say_exactly_what_is_wrong() {
+        let (mut c, shared) = connected();
+        let err = |c: &mut Client<Loop>, line: &str| c.exec(line).unwrap_err();
+        assert_eq!(
+            err(&mut c, "read flods"),
+            "learning_switch has no state element, probe or counter `flods` (did you mean `floods`?); `symbols` lists them"
+        );
+        assert_eq!(err(&mut c, "read mac[1]"), "learning_switch has no state element, probe or counter `mac` (did you mean `mac_table`?); `symbols` lists them");
+        assert_eq!(err(&mut c, "wacth floods changes"), "unknown command `wacth` (did you mean `watch`?); `help` lists the commands");
+        assert_eq!(err(&mut c, "frobnicate"), "unknown command `frobnicate`; `help` lists the commands");
+        assert_eq!(err(&mut c, "read mac_table[9]"), "`mac_table[9]`: mac_table has 4 entries (0 to 3)");
+        assert_eq!(
+            err(&mut c, "read mac_table[key=02:00:00:00:00:01]"),
+            "`mac_table[key=02:00:00:00:00:01]`: no entry of mac_table has the key 02:00:00:00:00:01"
+        );
+        assert_eq!(err(&mut c, "read floods[key=1]"), "`floods[key=1]`: floods is a counter, not a table: give an index");
+        assert_eq!(err(&mut c, "write floods = 0x1_0000_0000_0000_0000"), "`0x1_0000_0000_0000_0000` does not fit in 64 bits");
+        assert_eq!(
+            err(&mut c, "write mac_table[1] = 02:00:00:00:00:0g -> 1"),
+            "`02:00:00:00:00:0g` is not a MAC address (write 02:00:5e:10:00:01, 02-00-5e-10-00-01 or 0200.5e10.0001)"
+        );
+        // A key is in one slot at most: the message names the slot that has it.
+        c.exec("write mac_table[0] = 02-00-00-00-00-11 -> 1").unwrap();
+        assert_eq!(
+            err(&mut c, "write mac_table[2] = 0200.0000.0011 -> 3"),
+            "write mac_table[2]: the key 0200.0000.0011 is in mac_table[0] already, and a key is in one slot at most: \
+             write mac_table[0], or empty it first (`write mac_table[0] = empty`)"
+        );
+        assert_eq!(shared.borrow().1.table[2].0, false, "nothing written");
+        assert_eq!(err(&mut c, "write drops[same_port] = 0"), "write drops[same_port]: drops is counted by the target itself: read only");
+        assert_eq!(
+            err(&mut c, "reset mac_table"),
+            "reset mac_table: mac_table is a cam, not a counter: `reset` zeroes counters (`counters` lists them)"
+        );
+        assert_eq!(err(&mut c, "reset drops"), "reset drops: drops is counted by the target itself and cannot be reset");
+        assert_eq!(err(&mut c, "trace on 2000"), "trace on 2000: the snap length is a byte count from 0 to 1400");
+        assert_eq!(err(&mut c, "step"), "step: running, nothing is held: `break` first");
+        assert_eq!(err(&mut c, "step -1"), "step -1: write `step N`, N a packet count from 1 to 65535");
+        assert_eq!(err(&mut c, "watch floods ~ 3"), "`~` is not a comparison; write `watch NAME[INDEX] OP VALUE [record]` (OP one of == != < <= > >=) or `watch NAME[INDEX] changes [record]`");
+        assert_eq!(err(&mut c, "unwatch 3"), "unwatch 3: watch 3 is not armed; `watches` lists the armed ones");
+        assert_eq!(err(&mut c, "unwatch 8"), "unwatch 8: write `unwatch SLOT` (0 to 7) or `unwatch all`");
+        for k in 0..8 {
+            assert_eq!(c.exec(&format!("watch floods == {k}")).unwrap(), format!("watch {k}: floods == {k}"));
+        }
+        assert_eq!(
+            err(&mut c, "watch floods changes"),
+            "watch: every watch slot (8) is armed: `watches` lists them, `unwatch SLOT` frees one"
+        );
+    }
+
+    /// Drop reasons by name, latencies with their unit, MACs in every notation.
+    #[test]
+    fn figures_carry_their_names_and_units() {
+        let (mut c, shared) = connected();
+        shared.borrow_mut().1.same_port_drops = 3;
+        assert_eq!(c.exec("counters").unwrap(), "floods = 0\ndrops[same_port] = 3");
+        assert_eq!(c.exec("read drops[same_port]").unwrap(), "drops[same_port] = 3");
+        assert!(c.exec("symbols").unwrap().ends_with("drops                auto_counter    256 entries, value 64 bits, by drop reason"));
+        c.exec("trace on 16").unwrap();
+        {
+            let mut u = shared.borrow_mut();
+            let (unit, nf) = &mut *u;
+            let verdict = TraceVerdict::Drop(DropReason::SamePort as u8);
+            unit.observe(&Outcome { packet_no: 4, in_port: 1, bytes: &[7; 60], verdict, latency: 812 }, nf);
+        }
+        assert_eq!(
+            c.exec("wait 10").unwrap(),
+            "trace: packet 4, in port 1, 60 bytes, dropped (same_port), latency 812 ns: 07070707070707070707070707070707"
+        );
+        for mac in ["86:a1:29:d8:68:cf", "86-A1-29-D8-68-CF", "86a1.29d8.68cf", "86a129d868cf"] {
+            assert_eq!(c.exec(&format!("write mac_table[3] = {mac} -> 2")).unwrap(), "mac_table[3] = 86:a1:29:d8:68:cf -> 2");
+        }
+        assert_eq!(c.exec("dump mac_table").unwrap(), "mac_table[3] = 86:a1:29:d8:68:cf -> 2\n(1 of 4 slots in use)");
+    }
+
+    /// Two sessions, one after the other as `emu dbg --exec` runs them: the second's watch
+    /// takes a free slot, the first's still fires, and `watches` lists both.
+    #[test]
+    fn sessions_do_not_overwrite_each_others_watches() {
+        let (mut first, shared) = connected();
+        assert_eq!(first.exec("watch floods >= 1").unwrap(), "watch 0: floods >= 1");
+        drop(first);
+        let mut second = Client::connect(Loop { unit: shared.clone(), inbox: VecDeque::new() }, 5000).unwrap();
+        assert_eq!(second.exec("watch mac_table[2] changes record").unwrap(), "watch 1: mac_table[2] changes");
+        assert_eq!(second.exec("watches").unwrap(), "watch 0: floods >= 1\nwatch 1: mac_table[2] changes record");
+        flood(&shared, 0);
+        assert_eq!(second.exec("wait 10").unwrap(), "watch 0 hit: floods = 1 after packet 0");
+        assert_eq!(second.exec("unwatch 0").unwrap(), "unwatched 0");
+        assert_eq!(second.exec("watches").unwrap(), "watch 1: mac_table[2] changes record");
+        assert_eq!(second.exec("unwatch all").unwrap(), "unwatched all");
+        assert_eq!(second.exec("watches").unwrap(), "no watch is armed (8 slots)");
     }
 
     #[test]

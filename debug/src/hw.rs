@@ -20,7 +20,7 @@
 use crate::client::Transport;
 use crate::protocol::{
     decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
-    TraceVerdict, UnitStatus, WatchOp, DEFAULT_SNAP,
+    TraceVerdict, UnitStatus, WatchInfo, WatchOp, ANY_SLOT, DEFAULT_SNAP,
 };
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -125,6 +125,9 @@ pub mod reg {
     }
     /// WATCH[s].SYM: armed.
     pub const ARMED: u32 = 1 << 31;
+    /// WATCH[s].SYM: a hit carries its frame to the client (the hardware keeps the frame of
+    /// every slot's last hit; the bit is there for the next session to read).
+    pub const RECORD: u32 = 1 << 30;
 
     /// Word `k` (least significant first) of symbol `n`'s value.
     pub fn symbol(n: usize, k: usize) -> u32 {
@@ -307,6 +310,11 @@ pub struct HwUnit {
     trace_snap: Option<u16>,
     /// `hold_full` was sent since the last `continue`.
     full_said: bool,
+    /// When a client was last in touch, how long a break outlives that, and the breaks this
+    /// host ended so (as the CPU's unit: [`crate::unit::Limits::break_timeout`]).
+    last_contact: Instant,
+    break_timeout: Duration,
+    breaks_timed_out: u32,
 }
 
 /// A watch slot's symbol, the hits seen so far, and whether a hit records its frame.
@@ -378,7 +386,36 @@ impl HwUnit {
             hits: 0,
             trace_snap: None,
             full_said: false,
+            last_contact: Instant::now(),
+            break_timeout: crate::unit::BREAK_TIMEOUT,
+            breaks_timed_out: 0,
         }
+    }
+
+    /// How long a break outlives the last client in touch (default
+    /// [`BREAK_TIMEOUT`](crate::unit::BREAK_TIMEOUT)).
+    pub fn with_break_timeout(mut self, timeout: Duration) -> HwUnit {
+        self.break_timeout = timeout;
+        self
+    }
+
+    /// A client is in touch now (connected): the break's timeout starts again.
+    pub fn touch(&mut self) {
+        self.last_contact = Instant::now();
+    }
+
+    /// Ends a break (as `continue`) when no client has been in touch for the break timeout:
+    /// the frames it released, or `None` if there was no break or it stays.
+    pub fn expire(&mut self, now: Instant, regs: &mut dyn Registers) -> Option<u16> {
+        if now < self.last_contact + self.break_timeout || regs.read(reg::CONTROL) & 1 == 0 {
+            return None;
+        }
+        self.breaks_timed_out += 1;
+        regs.write(reg::CONTROL, 0);
+        let released = regs.read(reg::GRANTED) as u16;
+        regs.settle();
+        self.full_said = false;
+        Some(released)
     }
 
     /// Whether a trace is on: the host should then poll often enough that the hardware's
@@ -409,6 +446,7 @@ impl HwUnit {
             Err(e) => return e.reply(),
         };
         let opcode = request.opcode().code();
+        self.last_contact = Instant::now();
         if self.last_seq == Some(seq) {
             return Some(encode(&Message::Reply { seq, opcode, status: Status::Duplicate, reply: Reply::Empty }));
         }
@@ -680,13 +718,13 @@ impl HwUnit {
         // alone, so the slot must be one of its ways.
         let others = self.key_slots(id, parts[0], regs)?;
         if valid && !others.contains(&index) {
-            return Err(Status::BadValue);
+            return Err(Status::WrongSet);
         }
         if valid && !tcam {
             for other in others.filter(|&i| i != index) {
                 let e = self.read_entry(id, other, regs)?;
                 if e[0] == 1 && &e[1..1 + kb] == parts[0] {
-                    return Err(Status::BadValue);
+                    return Err(Status::KeyElsewhere);
                 }
             }
         }
@@ -702,6 +740,42 @@ impl HwUnit {
         Self::until_idle(regs, reg::COMMIT, id as u32 | if valid { reg::COMMIT_VALID } else { 0 })
     }
 
+    /// What each watch slot is armed on, as the hardware says (a slot armed by another
+    /// session, or another host, shows too).
+    fn armed(&self, regs: &mut dyn Registers) -> Vec<Option<WatchInfo>> {
+        (0..WATCH_SLOTS)
+            .map(|slot| {
+                let sym = regs.read(reg::watch(slot, reg::W_SYM));
+                if sym & reg::ARMED == 0 {
+                    return None;
+                }
+                let id = sym as u16;
+                let op = WatchOp::from_code(regs.read(reg::watch(slot, reg::W_OP)) as u8)?;
+                let operand = match (op, self.symbols.get(id as usize)) {
+                    (WatchOp::Changes, _) | (_, None) => Vec::new(),
+                    (_, Some(s)) => {
+                        let x = regs.read(reg::watch(slot, reg::W_OPERAND)) as u64
+                            | (regs.read(reg::watch(slot, reg::W_OPERAND + 4)) as u64) << 32;
+                        x.to_be_bytes()[8 - value_bytes(s).min(8)..].to_vec()
+                    }
+                };
+                Some(WatchInfo { slot: slot as u8, id, index: 0, op, operand, record: sym & reg::RECORD != 0 })
+            })
+            .collect()
+    }
+
+    /// Takes over the watches the hardware has armed (by an earlier session): their hits from
+    /// now on are this session's notifications.
+    fn adopt_watches(&mut self, regs: &mut dyn Registers) {
+        for (slot, w) in self.armed(regs).into_iter().enumerate() {
+            self.watches[slot] = w.map(|w| Watched {
+                id: w.id,
+                hits: regs.read(reg::watch(slot, reg::W_HITS)) as u64,
+                record: w.record,
+            });
+        }
+    }
+
     fn held(regs: &mut dyn Registers) -> u16 {
         reg::held(regs.read(reg::STATUS))
     }
@@ -710,12 +784,17 @@ impl HwUnit {
         Ok(match request {
             Request::Hello => Reply::Hello(Hello {
                 symbols: self.symbols.len() as u16,
-                watch_slots: WATCH_SLOTS as u8,
+                watch_slots: {
+                    self.adopt_watches(regs);
+                    WATCH_SLOTS as u8
+                },
                 trace_depth: TRACE_DEPTH,
                 hold_depth: HOLD_DEPTH,
                 broken: regs.read(reg::CONTROL) & 1 != 0,
                 tracing: self.trace_snap.is_some(),
+                latency_in_cycles: true,
                 nf: self.nf.clone(),
+                max_snap: TRACE_SNAP,
             }),
             Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
             Request::Read { id, index } if table(self.symbol(id)?) => Reply::Entry(self.read_entry(id, index, regs)?),
@@ -766,7 +845,8 @@ impl HwUnit {
             Request::ResetCounters { id } => {
                 let counter = SymbolKind::Counter.code();
                 let ids: Vec<u16> = match id {
-                    Some(id) if self.symbol(id)?.kind != counter => return Err(Status::BadValue),
+                    Some(id) if self.symbol(id)?.kind == SymbolKind::AutoCounter.code() => return Err(Status::ReadOnly),
+                    Some(id) if self.symbol(id)?.kind != counter => return Err(Status::NotACounter),
                     Some(id) => vec![id],
                     None => {
                         (0..self.symbols.len() as u16).filter(|&i| self.symbols[i as usize].kind == counter).collect()
@@ -779,9 +859,14 @@ impl HwUnit {
             }
             Request::Watch { slot, id, index, op, operand, record } => {
                 let s = self.symbol(id)?;
-                if slot as usize >= WATCH_SLOTS {
-                    return Err(Status::NoSlot);
-                }
+                let slot = match slot {
+                    ANY_SLOT => {
+                        let armed = self.armed(regs);
+                        armed.iter().position(Option::is_none).ok_or(Status::NoSlot)? as u8
+                    }
+                    s if (s as usize) < WATCH_SLOTS => s,
+                    _ => return Err(Status::NoSlot),
+                };
                 if !scalar(s) || s.value_width > 64 {
                     return Err(Status::Unsupported);
                 }
@@ -800,10 +885,12 @@ impl HwUnit {
                 regs.write(reg::watch(slot, reg::W_OPERAND + 4), (x >> 32) as u32);
                 regs.write(reg::watch(slot, reg::W_OP), op.code() as u32);
                 let hits = regs.read(reg::watch(slot, reg::W_HITS)) as u64;
-                regs.write(reg::watch(slot, reg::W_SYM), reg::ARMED | id as u32);
+                let rec = if record { reg::RECORD } else { 0 };
+                regs.write(reg::watch(slot, reg::W_SYM), reg::ARMED | rec | id as u32);
                 self.watches[slot] = Some(Watched { id, hits, record });
-                Reply::Empty
+                Reply::Watch { slot: slot as u8 }
             }
+            Request::Watches => Reply::Watches(self.armed(regs).into_iter().flatten().collect()),
             Request::Unwatch { slot } => {
                 let slots: Vec<usize> = match slot {
                     Some(s) if s as usize >= WATCH_SLOTS => return Err(Status::NoSlot),
@@ -860,6 +947,7 @@ impl HwUnit {
                 held: Self::held(regs),
                 passed_while_full: regs.read(reg::HOLD_PASSED),
                 watch_hits: self.hits,
+                breaks_timed_out: self.breaks_timed_out,
             }),
         })
     }

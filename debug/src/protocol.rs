@@ -83,6 +83,8 @@ codes! {
         Watch = 0x30, "watch";
         /// Disarms one watchpoint, or all.
         Unwatch = 0x31, "unwatch";
+        /// Lists the armed watchpoints.
+        Watches = 0x32, "watches";
         /// Turns tracing on or off.
         Trace = 0x40, "trace";
         /// Holds packets at the NF's input.
@@ -138,6 +140,12 @@ codes! {
         /// The target's unit cannot do this (yet): the hardware unit's table entries, traces
         /// and recorded packets.
         Unsupported = 13, "unsupported";
+        /// A table write whose key another slot holds already.
+        KeyElsewhere = 14, "key_elsewhere";
+        /// A hash table write whose key hashes to another set than the slot's.
+        WrongSet = 15, "wrong_set";
+        /// `reset_counters` of a symbol that is not a counter.
+        NotACounter = 16, "not_a_counter";
     }
 }
 
@@ -180,6 +188,9 @@ codes! {
         Bool = 3, "bool";
         /// Bytes (`Bytes<N>`, tuples, wide integers): hex.
         Hex = 4, "hex";
+        /// Of an index (a symbol with no key): the entry's index is a `DropReason`'s code,
+        /// shown and read by the reason's name (`drops[same_port]`).
+        DropReason = 5, "drop_reason";
     }
 }
 
@@ -221,11 +232,14 @@ pub enum Request {
     Counters { first: u16, index: u32, count: u8 },
     /// Zeroes counter symbol `id`, or every counter (`None`).
     ResetCounters { id: Option<u16> },
-    /// Arms watchpoint `slot`: `op operand` on entry `index` of symbol `id`; `record` copies
-    /// the packet that fired it into the notification.
+    /// Arms watchpoint `slot` ([`ANY_SLOT`]: the unit picks a free one): `op operand` on
+    /// entry `index` of symbol `id`; `record` copies the packet that fired it into the
+    /// notification.
     Watch { slot: u8, id: u16, index: u32, op: WatchOp, operand: Vec<u8>, record: bool },
     /// Disarms watchpoint `slot`, or all (`None`).
     Unwatch { slot: Option<u8> },
+    /// The armed watchpoints.
+    Watches,
     /// Traces every packet (its first `snap` bytes and verdict), or stops.
     Trace { on: bool, snap: u16 },
     /// Holds packets at the NF's input.
@@ -243,6 +257,27 @@ pub enum Request {
     RegWrite { addr: u32, value: u32 },
 }
 
+/// `watch`'s slot for "any free one": the unit picks it and says which, so two clients
+/// never arm the same slot.
+pub const ANY_SLOT: u8 = 0xff;
+
+/// An armed watchpoint, as `watches` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchInfo {
+    /// Its slot.
+    pub slot: u8,
+    /// The watched symbol.
+    pub id: u16,
+    /// The watched entry.
+    pub index: u32,
+    /// The comparison.
+    pub op: WatchOp,
+    /// The value compared with (empty for `changes`).
+    pub operand: Vec<u8>,
+    /// A hit carries the packet that caused it.
+    pub record: bool,
+}
+
 /// What `hello` answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hello {
@@ -258,8 +293,13 @@ pub struct Hello {
     pub broken: bool,
     /// Tracing now.
     pub tracing: bool,
+    /// Latencies (in trace records) are cycles (hardware), not nanoseconds (the CPU).
+    pub latency_in_cycles: bool,
     /// The NF's name.
     pub nf: String,
+    /// Bytes of each packet the unit can copy into a trace record or a watch hit (a longer
+    /// snap length gets these).
+    pub max_snap: u16,
 }
 
 /// What `symbol` answers.
@@ -305,14 +345,20 @@ pub struct UnitStatus {
     pub passed_while_full: u32,
     /// Watchpoint notifications sent.
     pub watch_hits: u32,
+    /// Breaks the unit ended itself: no client was in touch for the break timeout.
+    pub breaks_timed_out: u32,
 }
 
 /// A reply's payload, by the request's opcode. Replies other than `ok` carry [`Reply::Empty`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[allow(missing_docs)] // variant fields: the payload fields of docs/debug-protocol.md
 pub enum Reply {
-    /// No payload: `write`, `reset_counters`, `watch`, `unwatch`, `trace`, and every error.
+    /// No payload: `write`, `reset_counters`, `unwatch`, `trace`, and every error.
     Empty,
+    /// To `watch`: the slot armed.
+    Watch { slot: u8 },
+    /// To `watches`: the armed watchpoints, by slot.
+    Watches(Vec<WatchInfo>),
     /// To `hello`.
     Hello(Hello),
     /// To `symbol`.
@@ -414,6 +460,7 @@ impl Request {
             Request::ResetCounters { .. } => Opcode::ResetCounters,
             Request::Watch { .. } => Opcode::Watch,
             Request::Unwatch { .. } => Opcode::Unwatch,
+            Request::Watches => Opcode::Watches,
             Request::Trace { .. } => Opcode::Trace,
             Request::Break => Opcode::Break,
             Request::Step { .. } => Opcode::Step,
@@ -482,7 +529,7 @@ pub fn encode(msg: &Message) -> Vec<u8> {
 
 fn encode_request(o: &mut Vec<u8>, r: &Request) {
     match r {
-        Request::Hello | Request::Break | Request::Continue | Request::Status => {}
+        Request::Hello | Request::Break | Request::Continue | Request::Status | Request::Watches => {}
         Request::RegRead { addr } => o.extend_from_slice(&addr.to_be_bytes()),
         Request::RegWrite { addr, value } => {
             o.extend_from_slice(&addr.to_be_bytes());
@@ -528,13 +575,26 @@ fn encode_request(o: &mut Vec<u8>, r: &Request) {
 fn encode_reply(o: &mut Vec<u8>, r: &Reply) {
     match r {
         Reply::Empty => {}
+        Reply::Watch { slot } => o.push(*slot),
+        Reply::Watches(ws) => {
+            for w in ws {
+                o.push(w.slot);
+                o.extend_from_slice(&w.id.to_be_bytes());
+                o.extend_from_slice(&w.index.to_be_bytes());
+                o.push(w.op.code());
+                o.push(w.record as u8);
+                o.push(w.operand.len().min(255) as u8);
+                o.extend_from_slice(&w.operand[..w.operand.len().min(255)]);
+            }
+        }
         Reply::Hello(h) => {
             o.extend_from_slice(&h.symbols.to_be_bytes());
             o.push(h.watch_slots);
             o.extend_from_slice(&h.trace_depth.to_be_bytes());
             o.extend_from_slice(&h.hold_depth.to_be_bytes());
-            o.push(h.broken as u8 | (h.tracing as u8) << 1);
+            o.push(h.broken as u8 | (h.tracing as u8) << 1 | (h.latency_in_cycles as u8) << 2);
             put_name(o, &h.nf);
+            o.extend_from_slice(&h.max_snap.to_be_bytes());
         }
         Reply::Symbol(s) => {
             o.push(s.kind);
@@ -568,6 +628,7 @@ fn encode_reply(o: &mut Vec<u8>, r: &Reply) {
             o.extend_from_slice(&s.held.to_be_bytes());
             o.extend_from_slice(&s.passed_while_full.to_be_bytes());
             o.extend_from_slice(&s.watch_hits.to_be_bytes());
+            o.extend_from_slice(&s.breaks_timed_out.to_be_bytes());
         }
     }
 }
@@ -734,6 +795,7 @@ fn decode_request(opcode: Opcode, f: &mut Fields) -> Result<Request, bool> {
                 Request::Watch { slot, id, index, op, operand, record }
             }
             Opcode::Unwatch => Request::Unwatch { slot: Some(f.u8()?).filter(|&s| s != 0xff) },
+            Opcode::Watches => Request::Watches,
             Opcode::Trace => {
                 Request::Trace { on: f.flag()?, snap: Some(f.u16()?).filter(|&s| s <= MAX_SNAP).ok_or(())? }
             }
@@ -757,8 +819,23 @@ fn decode_reply(opcode: Opcode, f: &mut Fields) -> Result<Reply, ()> {
     Ok(match opcode {
         Opcode::Hello => {
             let (symbols, watch_slots, trace_depth, hold_depth) = (f.u16()?, f.u8()?, f.u16()?, f.u16()?);
-            let (broken, tracing) = f.flags()?;
-            Reply::Hello(Hello { symbols, watch_slots, trace_depth, hold_depth, broken, tracing, nf: f.name()? })
+            let flags = f.u8()?;
+            if flags & !7 != 0 {
+                return Err(());
+            }
+            let (broken, tracing, latency_in_cycles) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
+            let nf = f.name()?;
+            Reply::Hello(Hello {
+                symbols,
+                watch_slots,
+                trace_depth,
+                hold_depth,
+                broken,
+                tracing,
+                latency_in_cycles,
+                nf,
+                max_snap: f.u16()?,
+            })
         }
         Opcode::Symbol => Reply::Symbol(SymbolInfo {
             kind: f.u8()?,
@@ -789,7 +866,20 @@ fn decode_reply(opcode: Opcode, f: &mut Fields) -> Result<Reply, ()> {
                 held: f.u16()?,
                 passed_while_full: f.u32()?,
                 watch_hits: f.u32()?,
+                breaks_timed_out: f.u32()?,
             })
+        }
+        Opcode::Watch if !f.0.is_empty() => Reply::Watch { slot: f.u8()? },
+        Opcode::Watches => {
+            let mut ws = Vec::new();
+            while !f.0.is_empty() {
+                let (slot, id, index) = (f.u8()?, f.u16()?, f.u32()?);
+                let op = WatchOp::from_code(f.u8()?).ok_or(())?;
+                let record = f.flag()?;
+                let n = f.u8()? as usize;
+                ws.push(WatchInfo { slot, id, index, op, record, operand: f.take(n)?.to_vec() });
+            }
+            Reply::Watches(ws)
         }
         Opcode::Write | Opcode::ResetCounters | Opcode::Watch | Opcode::Unwatch | Opcode::Trace | Opcode::RegWrite => {
             Reply::Empty
@@ -879,6 +969,7 @@ mod test {
             any::<u16>().prop_map(|n| Request::Step { n }),
             Just(Request::Continue),
             Just(Request::Status),
+            Just(Request::Watches),
             any::<u32>().prop_map(|addr| Request::RegRead { addr }),
             (any::<u32>(), any::<u32>()).prop_map(|(addr, value)| Request::RegWrite { addr, value }),
         ]
@@ -944,8 +1035,8 @@ mod test {
         /// Well-formed headers over random payloads: every opcode's payload parser meets
         /// short, long and nonsensical payloads.
         #[test]
-        fn any_payload_under_a_good_header(kind in 0u8..3, op in 0usize..17, seq in any::<u32>(), p in bytes(60)) {
-            let codes = [1, 2, 0x10, 0x11, 0x12, 0x20, 0x21, 0x30, 0x31, 0x40, 0x50, 0x51, 0x52, 0x53, 0x80, 0x81, 0x82];
+        fn any_payload_under_a_good_header(kind in 0u8..3, op in 0usize..18, seq in any::<u32>(), p in bytes(60)) {
+            let codes = [1, 2, 0x10, 0x11, 0x12, 0x20, 0x21, 0x30, 0x31, 0x32, 0x40, 0x50, 0x51, 0x52, 0x53, 0x80, 0x81, 0x82];
             let mut b = vec![VERSION, kind, codes[op], 0];
             b.extend_from_slice(&seq.to_be_bytes());
             b.extend_from_slice(&(p.len() as u16).to_be_bytes());
@@ -991,7 +1082,9 @@ mod test {
                     hold_depth: 64,
                     broken: true,
                     tracing: false,
+                    latency_in_cycles: true,
                     nf: "nat".into(),
+                    max_snap: 64,
                 }),
             ),
             (
@@ -1028,8 +1121,19 @@ mod test {
                     held: 0,
                     passed_while_full: 12,
                     watch_hits: 1,
+                    breaks_timed_out: 2,
                 }),
             ),
+            (Opcode::Watch, Reply::Watch { slot: 3 }),
+            (Opcode::Watch, Reply::Empty),
+            (
+                Opcode::Watches,
+                Reply::Watches(vec![
+                    WatchInfo { slot: 0, id: 2, index: 0, op: WatchOp::Ge, operand: vec![0, 4], record: true },
+                    WatchInfo { slot: 5, id: 1, index: 9, op: WatchOp::Changes, operand: vec![], record: false },
+                ]),
+            ),
+            (Opcode::Watches, Reply::Watches(vec![])),
         ];
         for (opcode, reply) in replies {
             let m = Message::Reply { seq: 41, opcode: opcode.code(), status: Status::Ok, reply };

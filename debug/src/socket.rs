@@ -39,11 +39,12 @@ impl Server {
         self.client.is_some()
     }
 
-    /// The descriptors whose readiness means there is something to [`receive`](Server::receive).
-    pub fn with_fds<R>(&self, f: impl FnOnce(&[BorrowedFd<'_>]) -> R) -> R {
+    /// The descriptors whose readiness means there is something to [`receive`](Server::receive),
+    /// and `extra` (the caller's own, e.g. a timer), without allocating.
+    pub fn with_fds<R>(&self, extra: BorrowedFd<'_>, f: impl FnOnce(&[BorrowedFd<'_>]) -> R) -> R {
         match &self.client {
-            None => f(&[self.listener.as_fd()]),
-            Some(c) => f(&[self.listener.as_fd(), c.as_fd()]),
+            None => f(&[self.listener.as_fd(), extra]),
+            Some(c) => f(&[self.listener.as_fd(), c.as_fd(), extra]),
         }
     }
 

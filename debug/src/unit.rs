@@ -9,9 +9,10 @@
 
 use crate::protocol::{
     decode, encode, CounterValue, Hello, Message, Notification, Reply, Request, Status, SymbolInfo, SymbolKind,
-    TraceVerdict, UnitStatus, WatchOp,
+    TraceVerdict, UnitStatus, WatchInfo, WatchOp, ANY_SLOT,
 };
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 /// Symbol kinds whose entries are counts (`counters` lists them).
 const COUNTER_KINDS: [u8; 2] = [SymbolKind::Counter as u8, SymbolKind::AutoCounter as u8];
@@ -39,11 +40,18 @@ pub struct Limits {
     pub hold_depth: u16,
     /// Counters in one `counters` reply (each takes 14 bytes of the 1488).
     pub counters_per_reply: u8,
+    /// How long a break outlives its client: with no client in touch for this long (none
+    /// connected to the socket, no request in band), the unit continues by itself, so live
+    /// traffic is never held by a client that went away.
+    pub break_timeout: Duration,
 }
+
+/// [`Limits::break_timeout`]'s default.
+pub const BREAK_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { watch_slots: 8, hold_depth: 1024, counters_per_reply: 100 }
+        Limits { watch_slots: 8, hold_depth: 1024, counters_per_reply: 100, break_timeout: BREAK_TIMEOUT }
     }
 }
 
@@ -54,7 +62,7 @@ struct Watch {
     op: WatchOp,
     operand: Vec<u8>,
     record: bool,
-    /// The watched value after the last packet, and whether the condition held then: a watch
+    /// The watched entry after the last packet, and whether the condition held then: a watch
     /// fires when its condition becomes true, not again while it stays true.
     last: Vec<u8>,
     held: bool,
@@ -95,6 +103,10 @@ pub struct Unit {
     busy: bool,
     /// Control frames too short to answer (no `seq`).
     pub unanswerable: u64,
+    /// When a client was last in touch: its last request, or the last look that found one
+    /// connected.
+    last_contact: Instant,
+    breaks_timed_out: u32,
 }
 
 impl Unit {
@@ -116,7 +128,39 @@ impl Unit {
             note_seq: 0,
             busy: false,
             unanswerable: 0,
+            last_contact: Instant::now(),
+            breaks_timed_out: 0,
         }
+    }
+
+    /// A client is in touch now (connected to the socket): the break's timeout starts again.
+    pub fn touch(&mut self) {
+        self.last_contact = Instant::now();
+    }
+
+    /// When the break ends by itself if no client gets in touch first; `None` when running.
+    pub fn break_deadline(&self) -> Option<Instant> {
+        self.broken.then(|| self.last_contact + self.limits.break_timeout)
+    }
+
+    /// Ends a break whose client has been gone for the break timeout, as `continue` does:
+    /// the packets it released (`None` if the break stays).
+    pub fn expire(&mut self, now: Instant) -> Option<u16> {
+        if self.break_deadline().map_or(true, |d| now < d) {
+            return None;
+        }
+        self.breaks_timed_out += 1;
+        let released = self.resume();
+        self.busy = self.trace_snap.is_some() || self.watches.iter().any(Option::is_some);
+        Some(released)
+    }
+
+    fn resume(&mut self) -> u16 {
+        let released = self.held.len() as u16;
+        self.released.extend(self.held.drain(..));
+        self.broken = false;
+        self.full_said = false;
+        released
     }
 
     /// Whether the unit has nothing to do per packet (no break, watch or trace): the runtime
@@ -141,6 +185,7 @@ impl Unit {
             }
         };
         let opcode = request.opcode().code();
+        self.last_contact = Instant::now();
         if self.last_seq == Some(seq) {
             return Some(encode(&Message::Reply { seq, opcode, status: Status::Duplicate, reply: Reply::Empty }));
         }
@@ -164,7 +209,9 @@ impl Unit {
                 hold_depth: self.limits.hold_depth,
                 broken: self.broken,
                 tracing: self.trace_snap.is_some(),
+                latency_in_cycles: false,
                 nf: self.nf.clone(),
+                max_snap: crate::protocol::MAX_SNAP,
             }),
             Request::Symbol { id } => Reply::Symbol(symbol(id)?.clone()),
             Request::Read { id, index } => {
@@ -204,7 +251,7 @@ impl Unit {
                 let counter = SymbolKind::Counter.code();
                 match id {
                     Some(id) if symbol(id)?.kind == SymbolKind::AutoCounter.code() => return Err(Status::ReadOnly),
-                    Some(id) if symbol(id)?.kind != counter => return Err(Status::BadValue),
+                    Some(id) if symbol(id)?.kind != counter => return Err(Status::NotACounter),
                     Some(id) => state.reset(id)?,
                     None => {
                         for (id, s) in symbols.iter().enumerate() {
@@ -218,17 +265,36 @@ impl Unit {
             }
             Request::Watch { slot, id, index, op, operand, record } => {
                 let width = value_bytes(symbol(id)?);
-                if slot as usize >= self.watches.len() {
-                    return Err(Status::NoSlot);
-                }
+                let slot = match slot {
+                    ANY_SLOT => self.watches.iter().position(Option::is_none).ok_or(Status::NoSlot)?,
+                    s if (s as usize) < self.watches.len() => s as usize,
+                    _ => return Err(Status::NoSlot),
+                };
                 if (op == WatchOp::Changes) != operand.is_empty() || (!operand.is_empty() && operand.len() != width) {
                     return Err(Status::BadValue);
                 }
-                let last = watched(&state.read(id, index)?, width);
-                let held = op != WatchOp::Changes && holds(op, &last, &operand);
-                self.watches[slot as usize] = Some(Watch { id, index, op, operand, record, last, held });
-                Reply::Empty
+                let last = state.read(id, index)?;
+                let held = op != WatchOp::Changes && holds(op, &watched(&last, width), &operand);
+                self.watches[slot] = Some(Watch { id, index, op, operand, record, last, held });
+                Reply::Watch { slot: slot as u8 }
             }
+            Request::Watches => Reply::Watches(
+                self.watches
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(slot, w)| {
+                        let w = w.as_ref()?;
+                        Some(WatchInfo {
+                            slot: slot as u8,
+                            id: w.id,
+                            index: w.index,
+                            op: w.op,
+                            operand: w.operand.clone(),
+                            record: w.record,
+                        })
+                    })
+                    .collect(),
+            ),
             Request::Unwatch { slot: Some(slot) } => {
                 *self.watches.get_mut(slot as usize).ok_or(Status::NoSlot)? = None;
                 Reply::Empty
@@ -253,19 +319,14 @@ impl Unit {
                 self.released.extend(self.held.drain(..n));
                 Reply::Step { released: n as u16, held: self.held.len() as u16 }
             }
-            Request::Continue => {
-                let released = self.held.len() as u16;
-                self.released.extend(self.held.drain(..));
-                self.broken = false;
-                self.full_said = false;
-                Reply::Continue { released }
-            }
+            Request::Continue => Reply::Continue { released: self.resume() },
             Request::Status => Reply::Status(UnitStatus {
                 broken: self.broken,
                 tracing: self.trace_snap.is_some(),
                 held: self.held.len() as u16,
                 passed_while_full: self.passed_while_full,
                 watch_hits: self.watch_hits,
+                breaks_timed_out: self.breaks_timed_out,
             }),
             // The CPU's unit has no register map.
             Request::RegRead { .. } | Request::RegWrite { .. } => return Err(Status::Unsupported),
@@ -319,11 +380,12 @@ impl Unit {
             let Some(w) = w else { continue };
             let Some(s) = symbols.get(w.id as usize) else { continue };
             let Ok(entry) = state.read(w.id, w.index) else { continue };
-            let now = watched(&entry, value_bytes(s));
+            // `changes` is of the whole entry (a table slot's valid bit and key too); a
+            // comparison is of its value.
             let fire = match w.op {
-                WatchOp::Changes => now != w.last,
+                WatchOp::Changes => entry != w.last,
                 op => {
-                    let held = holds(op, &now, &w.operand);
+                    let held = holds(op, &watched(&entry, value_bytes(s)), &w.operand);
                     let rose = held && !w.held;
                     w.held = held;
                     rose
@@ -337,11 +399,11 @@ impl Unit {
                     id: w.id,
                     index: w.index,
                     packet_no,
-                    value: now.clone(),
+                    value: entry.clone(),
                     packet,
                 });
             }
-            w.last = now;
+            w.last = entry;
         }
         for n in fired {
             self.watch_hits += 1;
@@ -545,7 +607,7 @@ mod test {
         let (mut u, mut t) = (Unit::new("toy", Limits::default()), Toy::default());
         let w = |slot, op, operand: Vec<u8>, record| Request::Watch { slot, id: 0, index: 0, op, operand, record };
         assert_eq!(ask(&mut u, &mut t, 1, w(0, WatchOp::Ge, 3u64.to_be_bytes().to_vec(), true)).0, Status::Ok);
-        assert_eq!(ask(&mut u, &mut t, 2, w(1, WatchOp::Changes, vec![], false)).0, Status::Ok);
+        assert_eq!(ask(&mut u, &mut t, 2, w(ANY_SLOT, WatchOp::Changes, vec![], false)).1, Reply::Watch { slot: 1 });
         assert_eq!(ask(&mut u, &mut t, 3, w(2, WatchOp::Eq, vec![1], false)).0, Status::BadValue, "operand width");
         assert_eq!(ask(&mut u, &mut t, 4, w(8, WatchOp::Eq, vec![0; 8], false)).0, Status::NoSlot);
         let mut hits = Vec::new();
@@ -567,6 +629,45 @@ mod test {
         let ge: Vec<_> = hits.iter().filter(|h| h.0 == 0).collect();
         assert_eq!(ge, [&(0, 3, Some(2), 2)], "once, when hits reached 3, with the packet that did it");
         assert_eq!(ask(&mut u, &mut t, 5, Request::Unwatch { slot: None }).0, Status::Ok);
+        assert!(u.idle());
+    }
+
+    #[test]
+    fn the_unit_owns_the_slots_and_lists_what_is_armed() {
+        let (mut u, mut t) = (Unit::new("toy", Limits { watch_slots: 2, ..Limits::default() }), Toy::default());
+        let any = |op, operand: Vec<u8>| Request::Watch { slot: ANY_SLOT, id: 0, index: 0, op, operand, record: false };
+        assert_eq!(ask(&mut u, &mut t, 1, any(WatchOp::Changes, vec![])).1, Reply::Watch { slot: 0 });
+        // Another client, another session: the next free slot, not slot 0 again.
+        assert_eq!(ask(&mut u, &mut t, 2, any(WatchOp::Eq, vec![0, 0, 0, 0, 0, 0, 0, 7])).1, Reply::Watch { slot: 1 });
+        assert_eq!(ask(&mut u, &mut t, 3, any(WatchOp::Changes, vec![])).0, Status::NoSlot);
+        assert_eq!(ask(&mut u, &mut t, 4, Request::Unwatch { slot: Some(0) }).0, Status::Ok);
+        match ask(&mut u, &mut t, 5, Request::Watches).1 {
+            Reply::Watches(ws) => assert_eq!(
+                ws,
+                [WatchInfo { slot: 1, id: 0, index: 0, op: WatchOp::Eq, operand: vec![0, 0, 0, 0, 0, 0, 0, 7], record: false }]
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_break_with_no_client_in_touch_ends_after_the_timeout() {
+        let limits = Limits { break_timeout: Duration::from_millis(50), ..Limits::default() };
+        let (mut u, mut t) = (Unit::new("toy", limits), Toy::default());
+        ask(&mut u, &mut t, 1, Request::Break);
+        assert_eq!(u.admit(0, vec![1]), None);
+        let deadline = u.break_deadline().expect("broken");
+        assert_eq!(u.expire(deadline - Duration::from_millis(1)), None, "not yet");
+        std::thread::sleep(Duration::from_millis(60));
+        u.touch();
+        assert_eq!(u.expire(Instant::now()), None, "a client in touch keeps the break");
+        assert_eq!(u.expire(u.break_deadline().unwrap()), Some(1));
+        assert_eq!(u.next_released(), Some((0, vec![1])), "what it held goes on");
+        assert_eq!(u.admit(0, vec![2]), Some((0, vec![2])), "and it runs");
+        match ask(&mut u, &mut t, 2, Request::Status).1 {
+            Reply::Status(s) => assert_eq!((s.broken, s.breaks_timed_out), (false, 1)),
+            other => panic!("{other:?}"),
+        }
         assert!(u.idle());
     }
 
@@ -601,7 +702,7 @@ mod test {
             ask(&mut u, &mut t, 1, Request::Counters { first: 0, index: 0, count: 10 }).1,
             Reply::Counters(vec![CounterValue { id: 0, index: 0, value: 41 }])
         );
-        assert_eq!(ask(&mut u, &mut t, 2, Request::ResetCounters { id: Some(1) }).0, Status::BadValue, "not a counter");
+        assert_eq!(ask(&mut u, &mut t, 2, Request::ResetCounters { id: Some(1) }).0, Status::NotACounter);
         assert_eq!(ask(&mut u, &mut t, 3, Request::ResetCounters { id: None }).0, Status::Ok);
         assert_eq!(t.hits, 0);
     }

@@ -151,7 +151,12 @@ fn run_live(desc: &NfDescriptor, config: &Config, a: &RunArgs) -> Result<i32, St
     eprintln!("{}: running on {}; Ctrl-C stops", desc.name, names.join(", "));
     let mut runner = Runner::new(nf, ports, desc.window).with_max_frame(a.pcap.max_frame);
     if a.debug_port.is_some() || a.debug_socket.is_some() {
-        let options = DebugOptions { port: a.debug_port, socket: a.debug_socket.clone(), hold_depth: None };
+        let options = DebugOptions {
+            port: a.debug_port,
+            socket: a.debug_socket.clone(),
+            hold_depth: None,
+            break_timeout: Some(a.break_timeout),
+        };
         let debugger = Debugger::new(desc.name, &options).map_err(|e| format!("the debug channel: {e}"))?;
         if let Some(path) = &a.debug_socket {
             eprintln!("{}: debug socket at {} (`emu dbg {}`)", desc.name, path.display(), path.display());

@@ -3,7 +3,8 @@
 //! Unix socket for `emu dbg PATH` (docs/debug-protocol.md, "The hardware unit").
 //!
 //! The run starts at a break, so a client can set watchpoints before the first frame; `continue`
-//! (or `step N`) lets the traffic in. It ends when every frame has left or been dropped and no
+//! (or `step N`) lets the traffic in. Once a client has connected, a break no client is
+//! connected to for `--break-timeout` ends by itself, as on the CPU. It ends when every frame has left or been dropped and no
 //! client is connected (with `--stay`, only at Ctrl-C), or at Ctrl-C.
 
 use crate::cli::SimArgs;
@@ -15,7 +16,7 @@ use emu_hls::backend::Design;
 use emu_sim::hw_debug::DebugBench;
 use emu_sim::verilator::VerilatorModel;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Cycles run between two looks at the socket while frames move; while tracing, between two
 /// polls of the trace FIFO (8 records; a frame takes tens of cycles).
@@ -43,7 +44,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
     );
     let mut bench = DebugBench::new(model)?;
     let mut nf = (desc.build)(config).map_err(|e| e.to_string())?;
-    let mut unit = HwUnit::new(desc.name, emu_cpu::debug::nf_symbols(&mut *nf));
+    let mut unit = HwUnit::new(desc.name, emu_cpu::debug::nf_symbols(&mut *nf)).with_break_timeout(a.break_timeout);
     unit.check(&mut bench)?;
 
     let ports = a.pcap.ports.unwrap_or(desc.ports);
@@ -69,10 +70,30 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
     );
     let mut written = 0;
     let mut said_drained = false;
+    let mut had_client = false;
     loop {
+        // A client connected until now was in touch until now, even if it has just gone.
+        if server.connected() {
+            unit.touch();
+        }
         for msg in server.receive() {
             if let Some(reply) = unit.control(&msg, &mut bench) {
                 server.send(&reply);
+            }
+        }
+        if server.connected() {
+            had_client = true;
+            unit.touch();
+        }
+        if had_client {
+            if let Some(released) = unit.expire(Instant::now(), &mut bench) {
+                println!(
+                    "{}: no client in touch for {:.1} s: the break ended by itself, {released} held frame{} released \
+                     (--break-timeout)",
+                    desc.name,
+                    a.break_timeout.as_secs_f64(),
+                    if released == 1 { "" } else { "s" }
+                );
             }
         }
         // Frames left to go, and the hardware free to take them: at a break with a frame held

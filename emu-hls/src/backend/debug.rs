@@ -457,13 +457,14 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         (reg::PACKETS, id("dbg_packets_q")),
         (reg::RESULT, fit(id("dbg_result_q"), 8, 32)),
     ];
-    // What the host only writes (staging, INDEX, a watch's setup, TRACE) is not read back:
+    // What the host only writes (staging, INDEX, TRACE) is not read back:
     // each word read costs the read multiplexer 32 inputs.
     for s in 0..WATCH_SLOTS {
         let r = |name: &str| format!("dbg_w{s}_{name}");
         for (name, w) in [
             ("sym_q", 16),
             ("on_q", 1),
+            ("rec_q", 1),
             ("fresh_q", 1),
             ("op_q", 3),
             ("operand_q", 64),
@@ -519,6 +520,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
                 vec![
                     Stmt::nb(id(r("sym_q")), id("dbg_rq_wdata").slice(15, 0)),
                     Stmt::nb(id(r("on_q")), id("dbg_rq_wdata").bit_at(31)),
+                    Stmt::nb(id(r("rec_q")), id("dbg_rq_wdata").bit_at(30)),
                     Stmt::nb(id(r("fresh_q")), id("dbg_rq_wdata").bit_at(31)),
                 ],
                 vec![Stmt::if_else(
@@ -553,6 +555,15 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
             ),
         ]);
         reads.extend([
+            // A slot's setup reads back, so that a host (another session of `emu dbg`) sees
+            // which slots are armed and on what.
+            (
+                reg::watch(s, reg::W_SYM),
+                Expr::concat(vec![id(r("on_q")), id(r("rec_q")), Expr::zero(14), id(r("sym_q"))]),
+            ),
+            (reg::watch(s, reg::W_OP), fit(id(r("op_q")), 3, 32)),
+            (reg::watch(s, reg::W_OPERAND), id(r("operand_q")).slice(31, 0)),
+            (reg::watch(s, reg::W_OPERAND + 4), id(r("operand_q")).slice(63, 32)),
             (reg::watch(s, reg::W_HITS), id(r("hits_q"))),
             (reg::watch(s, reg::W_PACKET), id(r("packet_q"))),
             (reg::watch(s, reg::W_VALUE), id(r("value_q")).slice(31, 0)),

@@ -11,11 +11,12 @@ use emu::probe::{ProbeKind, Probes};
 use emu::state::{Element, EntryError};
 use emu::{DropReason, NetworkFunction, Port, Verdict};
 use emu_debug::client::Transport;
-use emu_debug::protocol::{self, Status, SymbolInfo, SymbolKind, TraceVerdict};
+use emu_debug::protocol::{self, Format, Status, SymbolInfo, SymbolKind, TraceVerdict};
 use emu_debug::socket::Server;
 use emu_debug::unit::{Inspect, Limits, Outcome, Unit};
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::BorrowedFd;
+use crate::live::Timer;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::thread::LocalKey;
@@ -37,6 +38,9 @@ pub struct DebugOptions {
     /// Packets a `break` holds before the rest pass (`None`: [`Limits`]'s 1024); the hardware's
     /// depth, to compare the two.
     pub hold_depth: Option<u16>,
+    /// How long a break outlives its client (`None`: [`Limits`]'s 5 s): with no client
+    /// connected to the socket and no request in band for this long, the unit continues.
+    pub break_timeout: Option<Duration>,
 }
 
 /// One run's debug unit and its channels.
@@ -47,6 +51,8 @@ pub struct Debugger {
     /// Who sent the last in-band request: replies and notifications go there.
     peer: [u8; 6],
     since_socket: u32,
+    /// Wakes the runner when a break's timeout runs out with no traffic to wake it.
+    timer: Timer,
 }
 
 impl Debugger {
@@ -57,16 +63,36 @@ impl Debugger {
             Some(path) => Some(Server::listen(path)?),
             None => None,
         };
+        let limits = Limits::default();
+        let limits = Limits {
+            hold_depth: options.hold_depth.unwrap_or(limits.hold_depth),
+            break_timeout: options.break_timeout.unwrap_or(limits.break_timeout),
+            ..limits
+        };
         Ok(Debugger {
-            unit: Unit::new(nf, {
-                let limits = Limits::default();
-                Limits { hold_depth: options.hold_depth.unwrap_or(limits.hold_depth), ..limits }
-            }),
+            unit: Unit::new(nf, limits),
             port: options.port,
             socket,
             peer: [0xff; 6],
             since_socket: 0,
+            timer: Timer::new()?,
         })
+    }
+
+    /// Ends a break no client has been in touch with for the break timeout (a client
+    /// connected to the socket is in touch), and sets the timer for the one that stays.
+    fn check_break(&mut self) {
+        if self.socket.as_ref().is_some_and(Server::connected) {
+            self.unit.touch();
+        }
+        if let Some(released) = self.unit.expire(Instant::now()) {
+            eprintln!(
+                "debug: no client in touch for the break timeout: the break ended by itself, {released} held packet{} \
+                 released (`status` counts such breaks; --break-timeout sets how long)",
+                if released == 1 { "" } else { "s" }
+            );
+        }
+        self.timer.set(self.unit.break_deadline());
     }
 
     /// Whether the unit has per-packet work (a break, a watch, a trace).
@@ -80,8 +106,8 @@ impl Debugger {
     #[inline]
     pub fn with_wake_fds<R>(&self, f: impl FnOnce(&[BorrowedFd<'_>]) -> R) -> R {
         match &self.socket {
-            None => f(&[]),
-            Some(s) => s.with_fds(f),
+            None => f(&[self.timer.as_fd()]),
+            Some(s) => s.with_fds(self.timer.as_fd(), f),
         }
     }
 
@@ -100,8 +126,9 @@ impl Debugger {
     ) -> Option<Vec<u8>> {
         let msg = protocol::payload(data)?;
         self.peer.copy_from_slice(&data[6..12]);
-        let reply = self.unit.control(msg, &mut View::new(nf, stats))?;
-        Some(in_frame(self.peer, &reply))
+        let reply = self.unit.control(msg, &mut View::new(nf, stats));
+        self.check_break();
+        Some(in_frame(self.peer, &reply?))
     }
 
     /// A packet arrives: `Some` to process now, `None` while a break holds it.
@@ -138,9 +165,10 @@ impl Debugger {
     /// `force` looks now; otherwise only every [`SOCKET_EVERY`] calls, so a busy runner pays
     /// for the look rarely.
     #[inline]
+    /// The break's timeout is checked at the same times.
     pub fn serve_socket<N: ?Sized + NetworkFunction>(&mut self, force: bool, nf: &mut N, stats: &Stats) {
         self.since_socket += 1;
-        if (force || self.since_socket >= SOCKET_EVERY) && self.socket.is_some() {
+        if force || self.since_socket >= SOCKET_EVERY {
             self.since_socket = 0;
             self.serve_socket_now(nf, stats);
         }
@@ -148,12 +176,20 @@ impl Debugger {
 
     #[inline(never)]
     fn serve_socket_now<N: ?Sized + NetworkFunction>(&mut self, nf: &mut N, stats: &Stats) {
-        let Some(socket) = &mut self.socket else { return };
-        for msg in socket.receive() {
-            if let Some(reply) = self.unit.control(&msg, &mut View::new(nf, stats)) {
-                socket.send(&reply);
+        self.timer.clear();
+        if let Some(socket) = &mut self.socket {
+            // A client connected until now was in touch until now, even if this look finds
+            // it gone.
+            if socket.connected() {
+                self.unit.touch();
+            }
+            for msg in socket.receive() {
+                if let Some(reply) = self.unit.control(&msg, &mut View::new(nf, stats)) {
+                    socket.send(&reply);
+                }
             }
         }
+        self.check_break();
     }
 
     /// Notifications to send: to the socket's client now, and as frames for the management
@@ -264,6 +300,8 @@ fn status(e: EntryError) -> Status {
     match e {
         EntryError::BadIndex => Status::BadIndex,
         EntryError::BadValue => Status::BadValue,
+        EntryError::KeyElsewhere => Status::KeyElsewhere,
+        EntryError::WrongSet => Status::WrongSet,
         EntryError::ReadOnly => Status::ReadOnly,
     }
 }
@@ -279,7 +317,8 @@ impl Inspect for View<'_> {
                 size,
                 key_width: 0,
                 value_width: 64,
-                key_format: 0,
+                // `drops` is indexed by reason.
+                key_format: if k == 3 { Format::DropReason.code() } else { 0 },
                 value_format: 0,
                 name: name.to_string(),
             });

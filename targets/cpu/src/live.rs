@@ -29,7 +29,7 @@ use emu::{Port, Timestamp};
 use std::collections::VecDeque;
 use std::ffi::CString;
 use std::fmt;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -649,6 +649,51 @@ impl Drop for LiveDevice {
     /// Sends what is still staged (best effort: a device dropped without `finish`).
     fn drop(&mut self) {
         self.flush();
+    }
+}
+
+/// A one-shot monotonic timer whose descriptor is readable once it has run out (a
+/// `timerfd`): the runner's wait includes it, so a break's timeout ends the break even when
+/// no packet and no client comes.
+pub struct Timer {
+    fd: OwnedFd,
+}
+
+impl Timer {
+    /// A timer that has not been set.
+    pub fn new() -> std::io::Result<Timer> {
+        // SAFETY: no pointers; the result is checked.
+        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a descriptor just opened and owned by nothing else.
+        Ok(Timer { fd: unsafe { OwnedFd::from_raw_fd(fd) } })
+    }
+
+    /// Runs out at `at` (at once if it has passed), or never (`None`).
+    pub fn set(&self, at: Option<Instant>) {
+        let left = at.map(|t| t.saturating_duration_since(Instant::now()).max(Duration::from_millis(1)));
+        let value = left.map_or(libc::timespec { tv_sec: 0, tv_nsec: 0 }, |d| libc::timespec {
+            tv_sec: d.as_secs() as libc::time_t,
+            tv_nsec: d.subsec_nanos() as libc::c_long,
+        });
+        let spec = libc::itimerspec { it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 }, it_value: value };
+        // SAFETY: `spec` is a valid itimerspec for the call; the old value is not asked for.
+        unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
+    }
+
+    /// Takes the expiry, so the descriptor is no longer readable.
+    pub fn clear(&self) {
+        let mut n = 0u64;
+        // SAFETY: reads at most 8 bytes into `n`; a timer that has not run out gives EAGAIN.
+        unsafe { libc::read(self.fd.as_raw_fd(), &mut n as *mut u64 as *mut libc::c_void, 8) };
+    }
+}
+
+impl AsFd for Timer {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
     }
 }
 

@@ -155,7 +155,7 @@ impl<K: Bits, V: Bits, const N: usize> Element for Cam<K, V, N> {
                 self.slots.clear(index);
             }
             Some((k, _)) if self.slots.find(k).is_some_and(|i| i != index) => {
-                return Err(EntryError::BadValue)
+                return Err(EntryError::KeyElsewhere)
             }
             Some((k, v)) => {
                 self.slots.put(index, k, v);

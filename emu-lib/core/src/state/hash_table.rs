@@ -224,7 +224,7 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> Element for HashTable<
         }
         if let Some((k, _)) = parse_table_entry::<K, V>(entry)? {
             if Self::set_index(&k) != set {
-                return Err(EntryError::BadValue);
+                return Err(EntryError::WrongSet);
             }
         }
         let ways = &mut self.sets[set];

@@ -67,9 +67,12 @@ impl Shape {
 pub enum EntryError {
     /// The index is past the element's size.
     BadIndex,
-    /// The entry has the wrong length, bits above a width, or a key that would break the
-    /// table (present in another slot, or hashing to another set).
+    /// The entry has the wrong length, or bits above a width.
     BadValue,
+    /// A table entry whose key another slot holds already (a key is in one slot at most).
+    KeyElsewhere,
+    /// A hash table entry whose key hashes to another set than the slot's.
+    WrongSet,
     /// The element cannot be written (a queue).
     ReadOnly,
 }
@@ -352,7 +355,7 @@ mod test {
         cam.insert(mac(1), 7);
         let entry = |k: u8, v: u8| [&[1][..], &mac(k).0.value().to_be_bytes()[2..], &[v]].concat();
         assert_eq!(cam.read(0), Some(entry(1, 7)));
-        assert_eq!(cam.write(2, &entry(1, 9)), Err(EntryError::BadValue), "mac 1 is in slot 0");
+        assert_eq!(cam.write(2, &entry(1, 9)), Err(EntryError::KeyElsewhere), "mac 1 is in slot 0");
         cam.write(2, &entry(5, 9)).unwrap();
         assert_eq!((cam.get(mac(5)), cam.len(), cam.find(&entry(5, 0)[1..7])), (Some(9), 2, Some(2)));
         cam.write(0, &[0; 8]).unwrap();
@@ -376,7 +379,7 @@ mod test {
         let mut t: HashTable<u32, u16, 16, 4> = HashTable::new();
         let set = t.set_of(77);
         let e = [&[1][..], &77u32.to_be_bytes(), &[0, 5]].concat();
-        assert_eq!(t.write(((set + 1) % 4) * 4, &e), Err(EntryError::BadValue), "77 hashes to another set");
+        assert_eq!(t.write(((set + 1) % 4) * 4, &e), Err(EntryError::WrongSet), "77 hashes to another set");
         t.write(set * 4 + 3, &e).unwrap();
         assert_eq!((t.get(77), t.len(), t.find(&77u32.to_be_bytes())), (Some(5), 1, Some(set * 4 + 3)));
         t.write(set * 4 + 3, &[0; 7]).unwrap();

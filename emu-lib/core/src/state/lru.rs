@@ -280,7 +280,7 @@ impl<K: Bits, V: Bits, const W: usize> LruSet<K, V, W> {
     fn write(&mut self, slot: usize, new: Option<(K, V)>) -> Result<(), EntryError> {
         if let Some((k, _)) = new {
             if self.slots.find(k).is_some_and(|i| i != slot) {
-                return Err(EntryError::BadValue);
+                return Err(EntryError::KeyElsewhere);
             }
         }
         if self.slots.get(slot).is_some() {
@@ -342,7 +342,7 @@ impl<K: Bits, V: Bits, const N: usize, const WAYS: usize> Element for Lru<K, V, 
         let new = parse_table_entry::<K, V>(entry)?;
         let set = index / WAYS;
         if new.is_some_and(|(k, _)| Self::set_index(&k) != set) {
-            return Err(EntryError::BadValue);
+            return Err(EntryError::WrongSet);
         }
         let ways = &mut self.sets[set];
         let before = ways.slots.len();
@@ -591,7 +591,7 @@ mod test {
             e
         };
         let other = (s + 1) % 4;
-        assert_eq!(l.write(other * 2, &entry(k, 1)), Err(EntryError::BadValue));
+        assert_eq!(l.write(other * 2, &entry(k, 1)), Err(EntryError::WrongSet));
         assert_eq!(l.write(s * 2 + 1, &entry(k, 1)), Ok(()));
         assert_eq!(l.find(&k.to_be_bytes()), Some(s * 2 + 1));
         assert_eq!(l.peek(k), Some(1));
