@@ -301,7 +301,7 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
     assert_eq!(reply(14), (Status::Ok, Reply::Entry(0u64.to_be_bytes().to_vec())));
     assert_eq!(reply(15).0, Status::BadValue);
     assert_eq!(reply(41).0, Status::Ok);
-    assert_eq!(reply(42).0, Status::BadValue, "02:00:00:00:00:44 is in slot 5");
+    assert_eq!(reply(42).0, Status::KeyElsewhere, "02:00:00:00:00:44 is in slot 5");
     assert_eq!(reply(44), (Status::Ok, Reply::Entry(vec![0; 8])));
     assert_eq!(reply(45).0, Status::BadIndex);
     assert_eq!(reply(46).0, Status::BadValue);
@@ -424,6 +424,57 @@ fn a_watch_slot_the_unit_lacks_is_refused() {
         ask(Request::Watch { slot: 4, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: false }),
         Status::NoSlot
     );
+}
+
+/// Each session of `emu dbg` in band is a new host unit: the watch slots are the hardware's,
+/// so a second session's watch takes a free one, lists the first's, and hears its hits.
+#[test]
+fn sessions_share_the_hardwares_watch_slots() {
+    use emu_debug::protocol::{WatchInfo, ANY_SLOT};
+    let mut bench = bench();
+    let mut seq = 100;
+    let mut ask = |unit: &mut HwUnit, bench: &mut DebugBench, request: Request| {
+        seq += 1;
+        let reply = unit.control(&encode(&Message::Request { seq, request }), bench).unwrap();
+        let Message::Reply { status, reply, .. } = decode(&reply).unwrap() else { panic!("a reply") };
+        (status, reply)
+    };
+    let watch = |op, operand: Vec<u8>, record| Request::Watch { slot: ANY_SLOT, id: FLOODS, index: 0, op, operand, record };
+    let four = 4u64.to_be_bytes().to_vec();
+    let mut first = HwUnit::new("learning_switch", symbols());
+    ask(&mut first, &mut bench, Request::Hello);
+    assert_eq!(ask(&mut first, &mut bench, watch(WatchOp::Ge, four.clone(), true)).1, Reply::Watch { slot: 0 });
+    let mut second = HwUnit::new("learning_switch", symbols());
+    ask(&mut second, &mut bench, Request::Hello);
+    assert_eq!(ask(&mut second, &mut bench, watch(WatchOp::Changes, vec![], false)).1, Reply::Watch { slot: 1 });
+    assert_eq!(
+        ask(&mut second, &mut bench, Request::Watches).1,
+        Reply::Watches(vec![
+            WatchInfo { slot: 0, id: FLOODS, index: 0, op: WatchOp::Ge, operand: four, record: true },
+            WatchInfo { slot: 1, id: FLOODS, index: 0, op: WatchOp::Changes, operand: vec![], record: false },
+        ])
+    );
+    for k in 0..4 {
+        bench.send(&frame(0xff, 0x11, k), 0);
+    }
+    bench.run();
+    let hits: Vec<(u8, u64)> = second
+        .poll(&mut bench)
+        .iter()
+        .filter_map(|n| match decode(n) {
+            Ok(Message::Notification { notification: Notification::WatchHit { slot, packet_no, .. }, .. }) => {
+                Some((slot, packet_no))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits, [(0, 3), (1, 3)], "the first session's watch fires too (the last hit of each slot)");
+    for slot in [2, 3] {
+        assert_eq!(ask(&mut second, &mut bench, watch(WatchOp::Changes, vec![], false)).1, Reply::Watch { slot });
+    }
+    assert_eq!(ask(&mut first, &mut bench, watch(WatchOp::Changes, vec![], false)).0, Status::NoSlot);
+    assert_eq!(ask(&mut first, &mut bench, Request::Unwatch { slot: None }).0, Status::Ok);
+    assert_eq!(ask(&mut second, &mut bench, Request::Watches).1, Reply::Watches(vec![]));
 }
 
 #[test]
@@ -604,7 +655,13 @@ fn emu_dbg_drives_a_running_emu_sim() {
         "broken, 4 held, trace off, 0 watch hits, 0 passed while the hold was full\nfloods = 0\nwatch 0: floods >= 4\n\
          stepped 2 packets (2 still held)\nfloods = 1\n"
     );
+    // Another session: its watch takes the next slot, and the first's stays armed.
+    assert_eq!(
+        dbg("watch floods == 2 record; watches"),
+        "watch 1: floods == 2\nwatch 0: floods >= 4\nwatch 1: floods == 2 record\n"
+    );
     let second = dbg("continue; wait 2000; read floods; read mac_table[0]");
+    assert!(second.contains("watch 1 hit: floods = 2 after packet"), "{second}");
     assert!(second.contains("watch 0 hit: floods = 4 after packet"), "{second}");
     assert!(second.lines().last().is_some_and(|l| l.starts_with("mac_table[0] = 02:")), "{second}");
     let status = sim.wait().unwrap();
@@ -612,6 +669,40 @@ fn emu_dbg_drives_a_running_emu_sim() {
     // The frames out are the CPU target's.
     let cpu = dir.path().join("cpu");
     let o = std::process::Command::new(EMU)
+        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
+        .arg(&cpu)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
+}
+
+/// A client killed while it holds the hardware at a break: once the break timeout has passed
+/// with no client connected, the sim continues by itself and the traffic drains, the same
+/// frames out as on the CPU.
+#[test]
+fn emu_sim_ends_a_break_whose_client_was_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut sim, sock, out) = debug_sim(dir.path(), &["--break-timeout", "1"]);
+    let mut holder = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
+        .arg("dbg")
+        .arg(&sock)
+        .args(["--exec", "step 1; wait 600000"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(sim.try_wait().unwrap().is_none(), "held while its client is connected");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while sim.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the break outlived its client");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(sim.wait().unwrap().success());
+    let cpu = dir.path().join("cpu");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
         .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
         .arg(&cpu)
         .output()
@@ -860,8 +951,8 @@ fn hash_table_slots_read_as_on_the_cpu() {
     assert_eq!(hw_ports, cpu_ports);
     assert_eq!(hw, cpu);
     assert_eq!(reply_to(&cpu, 3000).0, Status::Ok);
-    assert_eq!(reply_to(&cpu, 3001).0, Status::BadValue, "another set");
-    assert_eq!(reply_to(&cpu, 3002).0, Status::BadValue, "held by another way");
+    assert_eq!(reply_to(&cpu, 3001).0, Status::WrongSet, "another set");
+    assert_eq!(reply_to(&cpu, 3002).0, Status::KeyElsewhere, "held by another way");
     assert_eq!(reply_to(&cpu, 3003).0, Status::Ok);
     let Reply::Entry(counted) = reply_to(&cpu, 4000 + i0).1 else { panic!("an entry") };
     assert!(counted[1 + key_len..] != set[1 + key_len..] && counted[..1 + key_len] == set[..1 + key_len], "counted on");
@@ -1098,7 +1189,7 @@ fn lru_slots_written_as_on_the_cpu() {
     assert_eq!(hw, cpu);
     assert_eq!(hw_ports, cpu_ports);
     assert_eq!(reply_to(&cpu, 1).0, Status::Ok);
-    assert_eq!(reply_to(&cpu, 4).0, Status::BadValue, "60 is in slot 1");
+    assert_eq!(reply_to(&cpu, 4).0, Status::KeyElsewhere, "60 is in slot 1");
     assert_eq!(reply_to(&cpu, 5).0, Status::BadIndex);
     // 20 fills the emptied slot 0; the get makes 50 the most recent, so 21 evicts 12 (slot 2)
     // and 22 evicts 60 (slot 1), the ages the writes left deciding both.
@@ -1136,7 +1227,7 @@ fn lru_set_slots_written_as_on_the_cpu() {
     assert_eq!(hw, cpu);
     assert_eq!(hw_ports, cpu_ports);
     assert_eq!(reply_to(&cpu, 1).0, Status::Ok);
-    assert_eq!(reply_to(&cpu, 3).0, Status::BadValue, "the key's set is 0, slot 4 is in set 1");
+    assert_eq!(reply_to(&cpu, 3).0, Status::WrongSet, "the key's set is 0, slot 4 is in set 1");
     assert_eq!(reply_to(&cpu, 4).0, Status::BadValue, "a[3] is in slot 3");
     assert_eq!(reply_to(&cpu, 6).0, Status::Ok);
     // Set 0 after the writes, most recent first: a[4] (slot 1), a[3] (slot 3), a[2] (slot 2);
