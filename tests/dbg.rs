@@ -333,3 +333,102 @@ fn sessions_keep_each_others_watches_and_a_break_ends_when_its_client_is_gone() 
     let c = net.dbg(&sock, "status; counters");
     assert!(c.contains("2 breaks ended with no client in touch") && c.contains("\ntx_packets[1] = 7\n"), "{c}");
 }
+
+/// `emu dbg SOCK` at a terminal (a pseudo-terminal the test drives, keys as a user types
+/// them): Tab completes a symbol, Up recalls the last command, a watch's hit is printed while
+/// the prompt waits, Ctrl-C ends a `wait` and the session goes on, a typo gets "did you
+/// mean", `quit` leaves, and the history is in the file.
+#[test]
+fn the_interactive_session_edits_completes_and_survives_ctrl_c() {
+    let net = Net::new("d");
+    let sock = format!("/tmp/emu-dbg-{}-d.sock", std::process::id());
+    let _switch = Switch::start(&net, &sock);
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history");
+    let driver = dir.path().join("drive.py");
+    std::fs::write(
+        &driver,
+        r#"import os, pty, select, sys, time
+emu, sock = sys.argv[1:3]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(emu, [emu, 'dbg', sock])
+seen = b''
+def until(pat, timeout=20):
+    global seen
+    end = time.time() + timeout
+    while time.time() < end:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                seen += os.read(fd, 4096)
+            except OSError:
+                break
+        if pat in seen:
+            cut = seen.index(pat) + len(pat)
+            got, seen = seen[:cut], seen[cut:]
+            return got
+    sys.exit('no %r in %r' % (pat, seen))
+def key(b, pause=0.3):
+    # As typed: a key at a time.
+    for c in b if len(b) == 1 or b.startswith(b'\x1b') is False else [b]:
+        os.write(fd, bytes([c]) if isinstance(c, int) else c)
+        time.sleep(0.02)
+    time.sleep(pause)
+until(b'learning-switch> ')
+key(b'read flo\t'); key(b'\r')
+until(b'floods = 0')
+key(b'\x1b[A'); key(b'\r')
+print('recalled' if until(b'floods = 0', 5) else '')
+key(b'watch floods changes\r')
+until(b'watch 0: floods changes')
+time.sleep(0.3)
+sys.stdout.write('READY\n'); sys.stdout.flush()
+sys.stdin.readline()
+print('hit' if until(b'watch 0 hit: floods = 1 after packet 0') else '')
+key(b'wait 20000\r', 0.6)
+t = time.time()
+key(b'\x03', 0)
+until(b'(interrupted)', 5)
+print('wait ended in %.1f s' % (time.time() - t))
+key(b'flods\r')
+print('hinted' if until(b'did you mean `read floods`?', 5) else '')
+key(b'quit\r')
+os.waitpid(pid, 0)
+print('left')
+"#,
+    )
+    .unwrap();
+    let mut py = Command::new("/usr/bin/python3")
+        .arg(&driver)
+        .args([EMU, &sock])
+        .env("EMU_DBG_HISTORY", &history)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(py.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        use std::io::BufRead;
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if line.trim() == "READY" {
+            // A frame while the prompt waits: the hit shows without a key pressed.
+            net.send("h0", 0x11, 0x88b6, 1, &[]);
+            use std::io::Write;
+            writeln!(py.stdin.as_mut().unwrap()).unwrap();
+            continue;
+        }
+        lines.push(line.trim().to_string());
+    }
+    assert!(py.wait().unwrap().success(), "{lines:?}");
+    assert_eq!(lines[0], "recalled", "{lines:?}");
+    assert_eq!(lines[1], "hit", "{lines:?}");
+    let secs: f64 = lines[2].strip_prefix("wait ended in ").and_then(|l| l.strip_suffix(" s")).unwrap().parse().unwrap();
+    assert!(secs < 3.0, "Ctrl-C ended the 20 s wait: {lines:?}");
+    assert_eq!(lines[3..], ["hinted", "left"]);
+    let h = std::fs::read_to_string(&history).unwrap();
+    assert!(h.contains("read floods\n") && h.contains("watch floods changes\n"), "{h}");
+}

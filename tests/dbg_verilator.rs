@@ -1228,7 +1228,7 @@ fn lru_set_slots_written_as_on_the_cpu() {
     assert_eq!(hw_ports, cpu_ports);
     assert_eq!(reply_to(&cpu, 1).0, Status::Ok);
     assert_eq!(reply_to(&cpu, 3).0, Status::WrongSet, "the key's set is 0, slot 4 is in set 1");
-    assert_eq!(reply_to(&cpu, 4).0, Status::BadValue, "a[3] is in slot 3");
+    assert_eq!(reply_to(&cpu, 4).0, Status::KeyElsewhere, "a[3] is in slot 3");
     assert_eq!(reply_to(&cpu, 6).0, Status::Ok);
     // Set 0 after the writes, most recent first: a[4] (slot 1), a[3] (slot 3), a[2] (slot 2);
     // slot 0 emptied. a[6] fills slot 0; the get makes a[4] the most recent; so a[7] evicts

@@ -35,6 +35,8 @@ pub struct Client<T: Transport> {
     hello: Hello,
     symbols: Vec<SymbolInfo>,
     pending: Vec<Notification>,
+    /// The unit was at a break when it last said.
+    broken: bool,
 }
 
 /// What went wrong, in words for the user.
@@ -104,7 +106,7 @@ impl<T: Transport> Client<T> {
             nf: String::new(),
             max_snap: 0,
         };
-        let mut c = Client { transport, seq: first_seq, hello, symbols: Vec::new(), pending: Vec::new() };
+        let mut c = Client { transport, seq: first_seq, hello, symbols: Vec::new(), pending: Vec::new(), broken: false };
         let Reply::Hello(h) = c.request(Request::Hello)? else {
             return Err("the unit's hello reply is malformed".into());
         };
@@ -114,6 +116,7 @@ impl<T: Transport> Client<T> {
                 _ => return Err(format!("the unit's description of symbol {id} is malformed")),
             }
         }
+        c.broken = h.broken;
         c.hello = h;
         Ok(c)
     }
@@ -167,10 +170,22 @@ impl<T: Transport> Client<T> {
         Ok(std::mem::take(&mut self.pending))
     }
 
-    /// Notifications that have arrived, shown, without waiting (an interactive session prints
-    /// them as they come).
+    /// Tells the unit this session is still there while it holds a break (a `status`): in
+    /// band there is no connection to say so, and the unit ends a break no client touches for
+    /// its break timeout.
+    pub fn keep_alive(&mut self) -> Result<(), Error> {
+        if self.broken {
+            if let Reply::Status(s) = self.request(Request::Status)? {
+                self.broken = s.broken;
+            }
+        }
+        Ok(())
+    }
+
+    /// Notifications that have arrived, shown, after a short look (an interactive session
+    /// prints them as they come).
     pub fn arrived(&mut self) -> Result<Vec<String>, Error> {
-        let notes = self.take_notifications(Duration::ZERO)?;
+        let notes = self.take_notifications(Duration::from_millis(5))?;
         Ok(notes.iter().map(|n| self.show_notification(n)).collect())
     }
 
@@ -198,7 +213,10 @@ impl<T: Transport> Client<T> {
             "unwatch" => self.unwatch(rest)?,
             "trace" => self.trace(rest)?,
             "break" => match self.request(Request::Break)? {
-                Reply::Break { held } => format!("break: packets are held at the input ({held} held)"),
+                Reply::Break { held } => {
+                    self.broken = true;
+                    format!("break: packets are held at the input ({held} held)")
+                }
                 r => unexpected(r)?,
             },
             "step" => {
@@ -219,12 +237,14 @@ impl<T: Transport> Client<T> {
             }
             "continue" => match self.request(Request::Continue)? {
                 Reply::Continue { released } => {
+                    self.broken = false;
                     format!("running ({released} held packet{} released)", plural(released as u32))
                 }
                 r => unexpected(r)?,
             },
             "status" => match self.request(Request::Status)? {
                 Reply::Status(s) => {
+                    self.broken = s.broken;
                     let mut out = format!(
                         "{}, {} held, trace {}, {} watch hit{}, {} passed while the hold was full",
                         if s.broken { "broken" } else { "running" },
@@ -258,7 +278,12 @@ impl<T: Transport> Client<T> {
                 return Ok(notes.iter().map(|n| self.show_notification(n)).collect::<Vec<_>>().join("\n"));
             }
             other => {
-                let hint = did_you_mean(other, COMMANDS.iter().copied());
+                // A name alone is most likely a read of it.
+                let mut hint = did_you_mean(other, COMMANDS.iter().copied());
+                if hint.is_empty() {
+                    let reads: Vec<String> = self.symbols.iter().map(|s| format!("read {}", s.name)).collect();
+                    hint = did_you_mean(&format!("read {other}"), reads.iter().map(String::as_str));
+                }
                 return Err(format!("unknown command `{other}`{hint}; `help` lists the commands"));
             }
         };
@@ -1061,6 +1086,7 @@ mod test {
         assert_eq!(err(&mut c, "read mac[1]"), "learning_switch has no state element, probe or counter `mac` (did you mean `mac_table`?); `symbols` lists them");
         assert_eq!(err(&mut c, "wacth floods changes"), "unknown command `wacth` (did you mean `watch`?); `help` lists the commands");
         assert_eq!(err(&mut c, "frobnicate"), "unknown command `frobnicate`; `help` lists the commands");
+        assert_eq!(err(&mut c, "flods"), "unknown command `flods` (did you mean `read floods`?); `help` lists the commands");
         assert_eq!(err(&mut c, "read mac_table[9]"), "`mac_table[9]`: mac_table has 4 entries (0 to 3)");
         assert_eq!(
             err(&mut c, "read mac_table[key=02:00:00:00:00:01]"),
