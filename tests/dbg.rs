@@ -335,7 +335,7 @@ fn sessions_keep_each_others_watches_and_a_break_ends_when_its_client_is_gone() 
 }
 
 /// `emu dbg SOCK` at a terminal (a pseudo-terminal the test drives, keys as a user types
-/// them): Tab completes a symbol, Up recalls the last command, a watch's hit is printed while
+/// them, and lines pasted whole): Tab completes a symbol, Up recalls the last command, a watch's hit is printed while
 /// the prompt waits, Ctrl-C ends a `wait` and the session goes on, a typo gets "did you
 /// mean", `quit` leaves, and the history is in the file.
 #[test]
@@ -369,17 +369,20 @@ def until(pat, timeout=20):
             return got
     sys.exit('no %r in %r' % (pat, seen))
 def key(b, pause=0.3):
-    # As typed: a key at a time.
-    for c in b if len(b) == 1 or b.startswith(b'\x1b') is False else [b]:
-        os.write(fd, bytes([c]) if isinstance(c, int) else c)
+    # As typed: a key at a time (an escape sequence is one key).
+    for c in [b] if b.startswith(b'\x1b') else [bytes([c]) for c in b]:
+        os.write(fd, c)
         time.sleep(0.02)
     time.sleep(pause)
+def paste(b):
+    os.write(fd, b)
+    time.sleep(0.3)
 until(b'learning-switch> ')
 key(b'read flo\t'); key(b'\r')
 until(b'floods = 0')
 key(b'\x1b[A'); key(b'\r')
 print('recalled' if until(b'floods = 0', 5) else '')
-key(b'watch floods changes\r')
+paste(b'watch floods changes\r')
 until(b'watch 0: floods changes')
 time.sleep(0.3)
 sys.stdout.write('READY\n'); sys.stdout.flush()
@@ -390,9 +393,9 @@ t = time.time()
 key(b'\x03', 0)
 until(b'(interrupted)', 5)
 print('wait ended in %.1f s' % (time.time() - t))
-key(b'flods\r')
+paste(b'flods\r')
 print('hinted' if until(b'did you mean `read floods`?', 5) else '')
-key(b'quit\r')
+paste(b'quit\r')
 os.waitpid(pid, 0)
 print('left')
 "#,
