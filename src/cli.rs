@@ -478,14 +478,21 @@ const DBG_EXAMPLES: &str = "\
 TARGET is the Unix socket of a run (`emu run NF --iface … --debug-socket PATH`) or of the
 generated hardware under Verilator (`emu sim NF --target verilator … --debug-socket PATH`), or
 an interface linked to the management port of a run with `--debug-port` (in band, EtherType
-0x88B5; needs root). Without --exec or --script, commands are read from the terminal; `help`
-lists them. Names are the NF's field names and probes (`symbols` lists them, with the
-runner's counters). What the hardware's unit does differently: docs/debug-protocol.md.
+0x88B5; needs root). Without --exec or --script, commands are read from the terminal (line
+editing, history in ~/.emu_dbg_history or $EMU_DBG_HISTORY, Tab completion, Ctrl-C ends a
+`wait`, `quit` leaves); `help` lists them. Names are the NF's field names and probes
+(`symbols` lists them, with the runner's counters). Watches belong to the unit: each
+session's takes a free slot, `watches` lists them all. A break ends by itself when no client
+has been in touch for the run's --break-timeout (5 s): a session at the terminal keeps it.
+What the hardware's unit does differently: docs/debug-protocol.md.
 
 Examples:
+  emu dbg /tmp/emu.sock
   emu dbg /tmp/emu.sock --exec 'symbols'
   emu dbg /tmp/emu.sock --exec 'read mac_table[key=02:00:00:00:00:01]' --exec 'read floods'
+  emu dbg /tmp/emu.sock --exec 'dump mac_table'
   emu dbg /tmp/emu.sock --exec 'watch floods >= 10 record; wait 5000'
+  emu dbg /tmp/emu.sock --exec 'watches; unwatch 0'
   emu dbg /tmp/emu.sock --exec 'break; wait 1000; step 3; continue'
   sudo emu dbg veth-mgmt --script session.txt
   sudo emu dbg eth2 --hardware learning-switch --exec 'read floods; watch floods >= 10 record; wait 5000'";
