@@ -513,6 +513,14 @@ pub(crate) struct DbgArgs {
     /// over the unit's reg_read and reg_write requests in band
     #[arg(long, value_name = "NF")]
     pub hardware: Option<String>,
+    /// With --hardware: the unit's watchdog ends a break no host has touched for this long
+    /// (this session keeps it while it lasts), so a killed session leaves no traffic held
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "5", requires = "hardware")]
+    pub break_timeout: std::time::Duration,
+    /// With --hardware: the hardware's clock, to count the break timeout in its cycles
+    /// (NetFPGA SUME's datapath: 200)
+    #[arg(long, value_name = "MHZ", default_value_t = 200, requires = "hardware")]
+    pub clock_mhz: u32,
 }
 
 #[derive(Args)]

@@ -477,6 +477,43 @@ fn sessions_share_the_hardwares_watch_slots() {
     assert_eq!(ask(&mut second, &mut bench, Request::Watches).1, Reply::Watches(vec![]));
 }
 
+/// The unit's watchdog: a break no host touches (no register access) for BREAK_TIMEOUT cycles
+/// ends as a continue does, and the frames it held go on, counted; a host that keeps asking
+/// keeps the break (as `emu dbg --hardware`'s keep-alive does while a session is at a break).
+#[test]
+fn the_watchdog_ends_a_break_no_host_touches() {
+    use emu_debug::hw::reg;
+    let mut bench = bench();
+    bench.write(reg::BREAK_TIMEOUT, 400);
+    bench.write(reg::CONTROL, 1);
+    bench.send(&frame(0xff, 0x11, 1), 0);
+    bench.send(&frame(0xff, 0x12, 2), 1);
+    for _ in 0..20 {
+        for _ in 0..300 {
+            bench.cycle(None);
+        }
+        assert_eq!(bench.read(reg::CONTROL) & 1, 1, "touched every 300 cycles: still broken");
+    }
+    assert!(bench.sent.is_empty(), "held");
+    assert_eq!(reg::held(bench.read(reg::STATUS)), 2);
+    for _ in 0..450 {
+        bench.cycle(None);
+    }
+    bench.run();
+    assert_eq!(bench.sent.len(), 2, "released by the watchdog");
+    assert_eq!(bench.read(reg::CONTROL) & 1, 0, "running");
+    assert_eq!(bench.read(reg::BREAKS_TIMED_OUT), 1);
+    // Off (0), a break lasts.
+    bench.write(reg::BREAK_TIMEOUT, 0);
+    bench.write(reg::CONTROL, 1);
+    bench.send(&frame(0xff, 0x13, 3), 0);
+    for _ in 0..3000 {
+        bench.cycle(None);
+    }
+    assert_eq!(bench.sent.len(), 2);
+    assert_eq!(bench.read(reg::BREAKS_TIMED_OUT), 1);
+}
+
 #[test]
 fn idle_the_unit_costs_no_cycle() {
     let traffic: Vec<(Vec<u8>, u8)> = (0..200u32)

@@ -60,6 +60,10 @@ pub mod reg {
     pub const RELEASED: u32 = 0x074;
     /// The frames the last `continue` (a CONTROL write of 0) released: those held then.
     pub const GRANTED: u32 = 0x078;
+    /// The watchdog: cycles a break lasts with no register access before the unit continues
+    /// by itself (0: never), and the breaks it ended so.
+    pub const BREAK_TIMEOUT: u32 = 0x07c;
+    pub const BREAKS_TIMED_OUT: u32 = 0x05c;
     /// A STEP write with this bit sets the credits (0 withdraws them) instead of adding.
     pub const STEP_SET: u32 = 1 << 31;
     pub const DATA: u32 = 0x020;
@@ -315,6 +319,9 @@ pub struct HwUnit {
     last_contact: Instant,
     break_timeout: Duration,
     breaks_timed_out: u32,
+    /// BREAK_TIMEOUT to set at each session's hello: the unit's own watchdog, for a host
+    /// that is the client itself (in band) and so cannot outlive it.
+    watchdog: Option<u32>,
 }
 
 /// A watch slot's symbol, the hits seen so far, and whether a hit records its frame.
@@ -389,7 +396,15 @@ impl HwUnit {
             last_contact: Instant::now(),
             break_timeout: crate::unit::BREAK_TIMEOUT,
             breaks_timed_out: 0,
+            watchdog: None,
         }
+    }
+
+    /// Sets the hardware's watchdog to `cycles` at each session's `hello`: a break no host
+    /// touches (no register access) for that long ends by itself, even with no host left.
+    pub fn with_watchdog(mut self, cycles: u32) -> HwUnit {
+        self.watchdog = Some(cycles);
+        self
     }
 
     /// How long a break outlives the last client in touch (default
@@ -786,6 +801,9 @@ impl HwUnit {
                 symbols: self.symbols.len() as u16,
                 watch_slots: {
                     self.adopt_watches(regs);
+                    if let Some(cycles) = self.watchdog {
+                        regs.write(reg::BREAK_TIMEOUT, cycles);
+                    }
                     WATCH_SLOTS as u8
                 },
                 trace_depth: TRACE_DEPTH,
@@ -947,7 +965,7 @@ impl HwUnit {
                 held: Self::held(regs),
                 passed_while_full: regs.read(reg::HOLD_PASSED),
                 watch_hits: self.hits,
-                breaks_timed_out: self.breaks_timed_out,
+                breaks_timed_out: self.breaks_timed_out + regs.read(reg::BREAKS_TIMED_OUT),
             }),
         })
     }

@@ -348,7 +348,36 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     // buffer (so a break right after a continue holds none of the frames it released). A STEP
     // write of n adds n, up to the frames held (with bit 31, sets them to n: 0 withdraws
     // them); continue releases them all and keeps how many in GRANTED.
-    wire(&mut items, "dbg_continue", 1, wr.clone().land(at(reg::CONTROL)).land(id("dbg_rq_wdata").bit_at(0).lnot()));
+    // The watchdog: a break no host has touched (no register access) for BREAK_TIMEOUT cycles
+    // ends as a continue does, so a host that went away (a killed `emu dbg`) cannot leave the
+    // traffic held.
+    for (name, w) in [("dbg_wd_limit_q", 32), ("dbg_wd_count_q", 32), ("dbg_wd_fired_q", 32)] {
+        items.push(Item::reg(name, w));
+    }
+    let limit = id("dbg_wd_limit_q");
+    let expire = id("dbg_broken_q")
+        .land(limit.clone().not_equals(Expr::zero(32)))
+        .land(id("dbg_wd_count_q").less_than(limit.clone()).lnot())
+        .land(id("dbg_rq_valid").lnot());
+    wire(&mut items, "dbg_wd_expire", 1, expire);
+    wire(
+        &mut items,
+        "dbg_continue",
+        1,
+        wr.clone().land(at(reg::CONTROL)).land(id("dbg_rq_wdata").bit_at(0).lnot()).lor(id("dbg_wd_expire")),
+    );
+    run.extend([
+        Stmt::if_(wr.clone().land(at(reg::BREAK_TIMEOUT)), vec![Stmt::nb(limit.clone(), id("dbg_rq_wdata"))]),
+        Stmt::if_else(
+            id("dbg_rq_valid").lor(id("dbg_broken_q").lnot()),
+            vec![Stmt::nb(id("dbg_wd_count_q"), Expr::zero(32))],
+            vec![Stmt::if_(
+                id("dbg_wd_count_q").less_than(limit.clone()),
+                vec![Stmt::nb(id("dbg_wd_count_q"), id("dbg_wd_count_q").plus(hex(32, 1)))],
+            )],
+        ),
+        Stmt::if_(id("dbg_wd_expire"), vec![Stmt::nb(id("dbg_wd_fired_q"), id("dbg_wd_fired_q").plus(hex(32, 1)))]),
+    ]);
     // (Counted after this cycle's release, if any: the frames still held.)
     let held_now = fit(id("hold_count_q"), hold::count_width(), 17).minus(fit(id("hold_go_head"), 1, 17));
     let left = fit(id("dbg_credit_q"), 16, 17).minus(fit(id("hold_use_credit"), 1, 17));
@@ -361,9 +390,10 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         17,
         Expr::mux(id("dbg_continue"), held_now, Expr::mux(wr.clone().land(at(reg::STEP)), granted, left)),
     );
-    run.push(Stmt::if_(
+    run.push(Stmt::if_else(
         wr.clone().land(at(reg::CONTROL)),
         vec![Stmt::nb(id("dbg_broken_q"), id("dbg_rq_wdata").bit_at(0))],
+        vec![Stmt::if_(id("dbg_wd_expire"), vec![Stmt::nb(id("dbg_broken_q"), Expr::bit(false))])],
     ));
     run.push(Stmt::nb(id("dbg_credit_q"), id("dbg_credit_next").slice(15, 0)));
     run.push(Stmt::if_(id("dbg_continue"), vec![Stmt::nb(id("dbg_granted_q"), id("dbg_credit_next").slice(15, 0))]));
@@ -454,6 +484,8 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         (reg::HOLD_PASSED, id("hold_passed_q")),
         (reg::RELEASED, id("hold_released_q")),
         (reg::GRANTED, fit(id("dbg_granted_q"), 16, 32)),
+        (reg::BREAK_TIMEOUT, id("dbg_wd_limit_q")),
+        (reg::BREAKS_TIMED_OUT, id("dbg_wd_fired_q")),
         (reg::PACKETS, id("dbg_packets_q")),
         (reg::RESULT, fit(id("dbg_result_q"), 8, 32)),
     ];
@@ -629,6 +661,9 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
     ));
     let mut reset = vec![];
     for (name, w) in [
+        ("dbg_wd_limit_q", 32),
+        ("dbg_wd_count_q", 32),
+        ("dbg_wd_fired_q", 32),
         ("dbg_broken_q", 1),
         ("dbg_credit_q", 16),
         ("dbg_granted_q", 16),
