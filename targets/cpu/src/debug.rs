@@ -51,8 +51,10 @@ pub struct Debugger {
     /// Who sent the last in-band request: replies and notifications go there.
     peer: [u8; 6],
     since_socket: u32,
-    /// Wakes the runner when a break's timeout runs out with no traffic to wake it.
+    /// Wakes the runner when a break's timeout runs out with no traffic to wake it, and when
+    /// it is set to.
     timer: Timer,
+    timer_at: Option<Instant>,
 }
 
 impl Debugger {
@@ -76,6 +78,7 @@ impl Debugger {
             peer: [0xff; 6],
             since_socket: 0,
             timer: Timer::new()?,
+            timer_at: None,
         })
     }
 
@@ -85,6 +88,11 @@ impl Debugger {
         if self.socket.as_ref().is_some_and(Server::connected) {
             self.unit.touch();
         }
+        let deadline = self.unit.break_deadline();
+        if deadline.is_none() && self.timer_at.is_none() {
+            // Running, no timer set: the common case costs no clock read and no system call.
+            return;
+        }
         if let Some(released) = self.unit.expire(Instant::now()) {
             eprintln!(
                 "debug: no client in touch for the break timeout: the break ended by itself, {released} held packet{} \
@@ -92,7 +100,11 @@ impl Debugger {
                 if released == 1 { "" } else { "s" }
             );
         }
-        self.timer.set(self.unit.break_deadline());
+        let deadline = self.unit.break_deadline();
+        if deadline != self.timer_at {
+            self.timer.set(deadline);
+            self.timer_at = deadline;
+        }
     }
 
     /// Whether the unit has per-packet work (a break, a watch, a trace).
@@ -176,7 +188,11 @@ impl Debugger {
 
     #[inline(never)]
     fn serve_socket_now<N: ?Sized + NetworkFunction>(&mut self, nf: &mut N, stats: &Stats) {
-        self.timer.clear();
+        if self.timer_at.is_some_and(|at| Instant::now() >= at) {
+            // It ran out (and woke the runner): take its expiry, or it stays readable.
+            self.timer.clear();
+            self.timer_at = None;
+        }
         if let Some(socket) = &mut self.socket {
             // A client connected until now was in touch until now, even if this look finds
             // it gone.
