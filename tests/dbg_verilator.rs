@@ -749,7 +749,8 @@ fn emu_sim_ends_a_break_whose_client_was_killed() {
 }
 
 /// With `--stay`, `emu sim --debug-socket` serves the unit after the last frame has left, so a
-/// later client reads what the traffic left; it ends at SIGTERM with its pcaps written.
+/// later client reads what the traffic left, its pcaps and drops.jsonl already written; it
+/// ends at SIGTERM.
 #[test]
 fn emu_sim_stays_after_the_traffic_with_stay() {
     let dir = tempfile::tempdir().unwrap();
@@ -762,6 +763,19 @@ fn emu_sim_stays_after_the_traffic_with_stay() {
     assert!(status.starts_with("running, 0 held"), "{status}");
     let floods: u64 = status.lines().nth(1).and_then(|l| l.strip_prefix("floods = ")).unwrap().parse().unwrap();
     assert!(floods > 0, "{status}");
+    // Written as they came, not at the end: while the sim still runs, the pcaps and drops
+    // are the CPU target's.
+    let cpu = dir.path().join("cpu");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
+        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
+        .arg(&cpu)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
+    let drops = std::fs::read_to_string(out.join("verilator").join("drops.jsonl")).unwrap();
+    assert!(!drops.is_empty(), "mixed.pcapng has frames the switch drops");
+    assert_eq!(drops, std::fs::read_to_string(cpu.join("cpu").join("drops.jsonl")).unwrap());
     assert!(std::process::Command::new("kill").arg(sim.id().to_string()).status().unwrap().success());
     assert!(sim.wait().unwrap().success());
     assert!(out.join("verilator").join("port0.pcap").exists());

@@ -23,8 +23,9 @@ pub struct DebugBench {
     partial: Vec<u8>,
     /// Frames sent, in order: the output port mask (bit k: port k) and the bytes.
     pub sent: Vec<(u32, Vec<u8>)>,
-    /// Frames dropped, in order.
-    pub dropped: Vec<DropReason>,
+    /// Frames dropped, in order: the frame's number among those decided (sent or dropped, from
+    /// 0: the order they came in), and why.
+    pub dropped: Vec<(u64, DropReason)>,
     /// Clock cycles so far.
     pub cycles: u64,
 }
@@ -63,7 +64,7 @@ impl DebugBench {
             }
         }
         if let Some(r) = o.drop {
-            self.dropped.push(r);
+            self.dropped.push(((self.sent.len() + self.dropped.len()) as u64, r));
         }
         let s_axis = self.input.front().cloned();
         if s_axis.is_some() && o.s_axis_tready {

@@ -5,11 +5,13 @@
 //! The run starts at a break, so a client can set watchpoints before the first frame; `continue`
 //! (or `step N`) lets the traffic in. Once a client has connected, a break no client is
 //! connected to for `--break-timeout` ends by itself, as on the CPU. It ends when every frame has left or been dropped and no
-//! client is connected (with `--stay`, only at Ctrl-C), or at Ctrl-C.
+//! client is connected (with `--stay`, only at Ctrl-C), or at Ctrl-C. The frames out
+//! (DIR/verilator/port<N>.pcap) and the drops (drops.jsonl) are written as they happen.
 
 use crate::cli::SimArgs;
 use emu::{Config, NfDescriptor};
-use emu_cpu::{Device, PcapDevice};
+use emu_cpu::{Device, DropRecord, DropSink, JsonLines, PcapDevice};
+use std::io::Write;
 use emu_debug::hw::{reg, HwUnit, Registers, HOLD_DEPTH};
 use emu_debug::socket::Server;
 use emu_hls::backend::Design;
@@ -68,7 +70,13 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         desc.name,
         socket.display()
     );
-    let mut written = 0;
+    let drops_path = dir.join("drops.jsonl");
+    let mut drops = JsonLines(std::io::BufWriter::new(
+        std::fs::File::create(&drops_path).map_err(|e| format!("{}: {e}", drops_path.display()))?,
+    ));
+    // The frames given to the hardware, in order: a verdict's number is its frame's.
+    let mut queued: Vec<(u8, usize, u64)> = Vec::with_capacity(frames);
+    let (mut written, mut logged) = (0, 0);
     let mut said_drained = false;
     let mut had_client = false;
     loop {
@@ -104,6 +112,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         if bench.waiting() == 0 {
             for f in pending.drain(..room.min(pending.len())) {
                 bench.send(&f.data, f.port);
+                queued.push((f.port, f.data.len(), f.timestamp));
             }
         }
         let left = bench.waiting() > 0 || bench.sent.len() + bench.dropped.len() < frames;
@@ -125,12 +134,26 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
         for n in unit.poll(&mut bench) {
             server.send(&n);
         }
+        // What came out is written as it comes, so a user can open the pcaps and drops while
+        // the session goes on.
+        let new = bench.sent.len() > written || bench.dropped.len() > logged;
         for (mask, f) in &bench.sent[written..] {
             for port in (0..ports).filter(|p| mask & (1 << p) != 0) {
                 device.transmit(port as u8, f, 0).map_err(|e| e.to_string())?;
             }
         }
         written = bench.sent.len();
+        for &(k, reason) in &bench.dropped[logged..] {
+            let (port, len, timestamp) = queued.get(k as usize).copied().unwrap_or_default();
+            drops
+                .record(&DropRecord { index: k, port, reason: reason.name(), len, timestamp })
+                .map_err(|e| e.to_string())?;
+        }
+        logged = bench.dropped.len();
+        if new {
+            device.finish().map_err(|e| e.to_string())?;
+            drops.0.flush().map_err(|e| format!("{}: {e}", drops_path.display()))?;
+        }
         let done = bench.sent.len() + bench.dropped.len() >= frames;
         if done && a.stay && !said_drained {
             println!("{}: every frame is out; serving {} until Ctrl-C (--stay)", desc.name, socket.display());
@@ -146,7 +169,7 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
     device.finish().map_err(|e| e.to_string())?;
     let held = frames - bench.sent.len() - bench.dropped.len();
     println!(
-        "{}: {frames} frames in, {} sent, {} dropped{}, {} cycles; wrote {ports} port pcaps to {}",
+        "{}: {frames} frames in, {} sent, {} dropped{}, {} cycles; wrote {ports} port pcaps and drops.jsonl to {}",
         desc.name,
         bench.sent.len(),
         bench.dropped.len(),
