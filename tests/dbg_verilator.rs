@@ -40,6 +40,7 @@ enum Event {
 }
 
 fn script() -> Vec<Event> {
+    let drops = symbols().len() as u16 + 3;
     use Event::*;
     vec![
         Frames(vec![(0, frame(0xff, 0x11, 1)), (1, frame(0x11, 0x12, 2)), (0, frame(0x12, 0x11, 3))]),
@@ -91,6 +92,14 @@ fn script() -> Vec<Event> {
         Frames(vec![(0, frame(0x44, 0x11, 31))]),
         Ask(45, Request::Write { id: MAC_TABLE, index: 16, entry: vec![0; 8] }),
         Ask(46, Request::Write { id: MAC_TABLE, index: 7, entry: vec![2, 0, 0, 0, 0, 0, 0x44, 1] }),
+        // The target's own counters: frames in, out and dropped per port, drops by reason (a
+        // frame back to its own port, and a runt).
+        Frames(vec![(0, frame(0x11, 0x14, 32)), (1, vec![0x11; 9])]),
+        Ask(47, Request::Counters { first: 0, index: 0, count: 100 }),
+        Ask(48, Request::Read { id: drops, index: emu::DropReason::SamePort as u32 }),
+        Ask(49, Request::Counters { first: drops, index: 1, count: 3 }),
+        Ask(50, Request::Write { id: drops - 3, index: 0, entry: vec![0; 8] }),
+        Ask(51, Request::ResetCounters { id: Some(drops) }),
     ]
 }
 
@@ -232,7 +241,7 @@ impl Hardware for InBand<'_> {
 
 /// The events on the hardware, `HwUnit` answering the requests over `hw`'s registers.
 fn drive<H: Hardware>(nf: &Nf, events: &[Event], hw: &mut H) -> Run {
-    let mut unit = HwUnit::new(nf.desc.name, symbols_of(nf));
+    let mut unit = HwUnit::new(nf.desc.name, symbols_of(nf)).with_ports(nf.desc.ports);
     unit.check(hw).unwrap();
     let mut messages = vec![];
     for e in events {
@@ -281,6 +290,17 @@ fn the_same_script_gives_the_same_answers_on_the_cpu_and_under_verilator() {
     assert_eq!(reply(33).0, Status::BadIndex);
     assert_eq!(reply(34).0, Status::NoSuchKey);
     assert_eq!(reply(35).0, Status::BadValue);
+    let Reply::Counters(counts) = reply(47).1 else { panic!("counters") };
+    let auto = |name: &str, index: u32| {
+        let id = symbols().len() as u16 + ["rx_packets", "tx_packets", "dropped", "drops"].iter().position(|n| *n == name).unwrap() as u16;
+        counts.iter().find(|c| (c.id, c.index) == (id, index)).map_or(0, |c| c.value)
+    };
+    assert_eq!(auto("drops", emu::DropReason::SamePort as u32), 1, "{counts:?}");
+    assert_eq!(auto("drops", emu::DropReason::Runt as u32), 1, "{counts:?}");
+    assert_eq!(auto("dropped", 1), 1, "{counts:?}");
+    assert!(auto("rx_packets", 0) > 5 && auto("tx_packets", 1) > 3, "{counts:?}");
+    assert_eq!(reply(48), (Status::Ok, Reply::Entry(1u64.to_be_bytes().to_vec())));
+    assert_eq!((reply(50).0, reply(51).0), (Status::ReadOnly, Status::ReadOnly));
     let hits: Vec<(u64, Vec<u8>, Option<(u8, Vec<u8>)>)> = cpu
         .iter()
         .filter_map(|m| match m {

@@ -63,6 +63,12 @@ pub mod reg {
     /// The watchdog: cycles a break lasts with no register access before the unit continues
     /// by itself (0: never), and the breaks it ended so.
     pub const BREAK_TIMEOUT: u32 = 0x07c;
+    /// The target's own counters (32 bits each): frames in, out and dropped on port k at
+    /// `+ 4 k`, and drops for reason code r at `AUTO_DROPS + 4 r` (r < 48).
+    pub const AUTO_RX: u32 = 0x300;
+    pub const AUTO_TX: u32 = 0x310;
+    pub const AUTO_DROPPED: u32 = 0x320;
+    pub const AUTO_DROPS: u32 = 0x340;
     pub const BREAKS_TIMED_OUT: u32 = 0x05c;
     /// A STEP write with this bit sets the credits (0 withdraws them) instead of adding.
     pub const STEP_SET: u32 = 1 << 31;
@@ -304,7 +310,11 @@ const BUSY_RETRIES: usize = 64;
 /// The protocol over a hardware unit's registers.
 pub struct HwUnit {
     nf: String,
+    /// The NF's symbols (state fields, then probes: the hardware's), then the target's own
+    /// counters ([`crate::unit::AUTO_COUNTERS`]).
     symbols: Vec<SymbolInfo>,
+    /// How many of `symbols` are the NF's.
+    nf_symbols: usize,
     last_seq: Option<u32>,
     /// Per slot: what it is armed on.
     watches: [Option<Watched>; WATCH_SLOTS],
@@ -383,10 +393,13 @@ fn scalar(s: &SymbolInfo) -> bool {
 impl HwUnit {
     /// A unit for the NF `nf` whose symbols (state fields, then probes, numbered as in
     /// `symbols.json`) are `symbols`.
-    pub fn new(nf: &str, symbols: Vec<SymbolInfo>) -> HwUnit {
+    pub fn new(nf: &str, mut symbols: Vec<SymbolInfo>) -> HwUnit {
+        let nf_symbols = symbols.len();
+        symbols.extend(crate::unit::auto_counter_symbols(4));
         HwUnit {
             nf: nf.into(),
             symbols,
+            nf_symbols,
             last_seq: None,
             watches: [None; WATCH_SLOTS],
             notes: 0,
@@ -404,6 +417,13 @@ impl HwUnit {
     /// touches (no register access) for that long ends by itself, even with no host left.
     pub fn with_watchdog(mut self, cycles: u32) -> HwUnit {
         self.watchdog = Some(cycles);
+        self
+    }
+
+    /// The NF's ports (at most the hardware's 4): the per-port counters' size, as on the CPU.
+    pub fn with_ports(mut self, ports: usize) -> HwUnit {
+        self.symbols.truncate(self.nf_symbols);
+        self.symbols.extend(crate::unit::auto_counter_symbols(ports.min(4)));
         self
     }
 
@@ -446,8 +466,8 @@ impl HwUnit {
             return Err(format!("no debug unit answers (ID reads 0x{id:08x}, not 0x{ID:08x}): build with the unit"));
         }
         let n = regs.read(reg::CAPS) & 0xffff;
-        if n as usize != self.symbols.len() {
-            return Err(format!("the hardware has {n} symbols, the NF {}: rebuild the hardware", self.symbols.len()));
+        if n as usize != self.nf_symbols {
+            return Err(format!("the hardware has {n} symbols, the NF {}: rebuild the hardware", self.nf_symbols));
         }
         Ok(())
     }
@@ -539,6 +559,18 @@ impl HwUnit {
 
     fn symbol(&self, id: u16) -> Result<&SymbolInfo, Status> {
         self.symbols.get(id as usize).ok_or(Status::NoSuchSymbol)
+    }
+
+    /// Entry `index` of one of the target's own counters, as the CPU's 64 bits.
+    fn read_auto(&self, id: u16, index: u32, regs: &mut dyn Registers) -> Result<Vec<u8>, Status> {
+        let s = self.symbol(id)?;
+        if index >= s.size {
+            return Err(Status::BadIndex);
+        }
+        let base = [reg::AUTO_RX, reg::AUTO_TX, reg::AUTO_DROPPED, reg::AUTO_DROPS][id as usize - self.nf_symbols];
+        // (The hardware counts the reasons there are; codes past them are never dropped for.)
+        let v = if base == reg::AUTO_DROPS && index >= 48 { 0 } else { regs.read(base + 4 * index) };
+        Ok((v as u64).to_be_bytes().to_vec())
     }
 
     /// A register's or counter's value, big-endian.
@@ -672,7 +704,7 @@ impl HwUnit {
     fn write_at(&self, id: u16, index: u32, value: &[u8], regs: &mut dyn Registers) -> Result<(), Status> {
         let s = self.symbol(id)?;
         let array = s.kind == SymbolKind::Array.code();
-        if s.kind == SymbolKind::Probe.code() || s.kind == SymbolKind::Queue.code() {
+        if [SymbolKind::Probe, SymbolKind::Queue, SymbolKind::AutoCounter].iter().any(|k| k.code() == s.kind) {
             return Err(Status::ReadOnly);
         }
         if !scalar(s) && !array {
@@ -816,6 +848,9 @@ impl HwUnit {
             }),
             Request::Symbol { id } => Reply::Symbol(self.symbol(id)?.clone()),
             Request::Read { id, index } if table(self.symbol(id)?) => Reply::Entry(self.read_entry(id, index, regs)?),
+            Request::Read { id, index } if self.symbol(id)?.kind == SymbolKind::AutoCounter.code() => {
+                Reply::Entry(self.read_auto(id, index, regs)?)
+            }
             Request::Read { id, index } if self.symbol(id)?.kind == SymbolKind::Array.code() => {
                 Reply::Entry(self.read_element(id, index, regs)?)
             }
@@ -844,19 +879,27 @@ impl HwUnit {
                 let (index, entry) = self.find(id, &key, regs)?;
                 Reply::Found { index, entry }
             }
-            Request::Counters { first, index, count } => {
+            // As the CPU's: the counters' entries from entry `index` of symbol `first` on.
+            Request::Counters { first, index: from, count } => {
                 let mut out = Vec::new();
-                let counter = SymbolKind::Counter.code();
+                let kinds = [SymbolKind::Counter.code(), SymbolKind::AutoCounter.code()];
                 for (id, s) in self.symbols.iter().enumerate().skip(first as usize) {
-                    if out.len() >= count as usize {
-                        break;
-                    }
-                    if s.kind != counter || (id == first as usize && index > 0) {
+                    if !kinds.contains(&s.kind) {
                         continue;
                     }
-                    let v = self.read_value(id as u16, regs)?;
-                    let value = v.iter().fold(0u64, |a, &b| a << 8 | b as u64);
-                    out.push(CounterValue { id: id as u16, index: 0, value });
+                    let start = if id == first as usize { from } else { 0 };
+                    for index in start..s.size {
+                        if out.len() == count.min(100) as usize {
+                            break;
+                        }
+                        let v = if s.kind == SymbolKind::Counter.code() {
+                            self.read_value(id as u16, regs)?
+                        } else {
+                            self.read_auto(id as u16, index, regs)?
+                        };
+                        let value = v.iter().fold(0u64, |a, &b| a << 8 | b as u64);
+                        out.push(CounterValue { id: id as u16, index, value });
+                    }
                 }
                 Reply::Counters(out)
             }

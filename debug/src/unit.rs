@@ -46,6 +46,28 @@ pub struct Limits {
     pub break_timeout: Duration,
 }
 
+/// The target's own counters, after the NF's symbols on every target (the CPU runner's, and
+/// the hardware unit's): frames in, out and dropped per port, and drops per reason (indexed by
+/// the reason's code, shown by its name).
+pub const AUTO_COUNTERS: [&str; 4] = ["rx_packets", "tx_packets", "dropped", "drops"];
+
+/// The symbols of [`AUTO_COUNTERS`] for an NF of `ports` ports.
+pub fn auto_counter_symbols(ports: usize) -> Vec<SymbolInfo> {
+    AUTO_COUNTERS
+        .iter()
+        .enumerate()
+        .map(|(k, name)| SymbolInfo {
+            kind: SymbolKind::AutoCounter.code(),
+            size: if k == 3 { 256 } else { ports as u32 },
+            key_width: 0,
+            value_width: 64,
+            key_format: if k == 3 { crate::protocol::Format::DropReason.code() } else { 0 },
+            value_format: 0,
+            name: name.to_string(),
+        })
+        .collect()
+}
+
 /// [`Limits::break_timeout`]'s default.
 pub const BREAK_TIMEOUT: Duration = Duration::from_secs(5);
 

@@ -50,7 +50,7 @@ pub(crate) fn run_hardware(desc: &NfDescriptor, config: &Config, a: &DbgArgs) ->
     let mut regs = InBandRegisters::new(FrameTransport(s), first_seq());
     let mut nf = (desc.build)(config).map_err(|e| e.to_string())?;
     let cycles = (a.break_timeout.as_secs_f64() * a.clock_mhz as f64 * 1e6).min(u32::MAX as f64) as u32;
-    let unit = HwUnit::new(desc.name, nf_symbols(&mut *nf)).with_watchdog(cycles.max(1));
+    let unit = HwUnit::new(desc.name, nf_symbols(&mut *nf)).with_ports(desc.ports).with_watchdog(cycles.max(1));
     let checked = unit.check(&mut regs);
     if let Some(e) = regs.take_error() {
         return Err(format!("{e} (the hardware needs `emu hls --debug --debug-port M`, M the port on this link)"));

@@ -46,10 +46,12 @@ pub(crate) fn run(desc: &NfDescriptor, config: &Config, a: &SimArgs, socket: &Pa
     );
     let mut bench = DebugBench::new(model)?;
     let mut nf = (desc.build)(config).map_err(|e| e.to_string())?;
-    let mut unit = HwUnit::new(desc.name, emu_cpu::debug::nf_symbols(&mut *nf)).with_break_timeout(a.break_timeout);
+    let ports = a.pcap.ports.unwrap_or(desc.ports);
+    let mut unit = HwUnit::new(desc.name, emu_cpu::debug::nf_symbols(&mut *nf))
+        .with_ports(ports)
+        .with_break_timeout(a.break_timeout);
     unit.check(&mut bench)?;
 
-    let ports = a.pcap.ports.unwrap_or(desc.ports);
     let dir = out.join("verilator");
     let mut device = PcapDevice::new(&a.pcap.inputs, &dir, ports).map_err(|e| e.to_string())?;
     // The pcap is replayed as a sender that pauses while the break's hold buffer is full (a

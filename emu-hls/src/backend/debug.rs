@@ -624,6 +624,7 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         }
     }
     trace(&mut items, &mut run, &mut reads, core, &wr, &at, inband.is_some());
+    auto_counters(&mut items, &mut run, &mut reads, core, inband.is_some());
     // A table's slot INDEX: its valid bit, then its fields, word by word.
     let words = |reads: &mut Vec<(u32, Expr)>, n: usize, off: u32, e: Expr, w: u32| {
         for k in 0..w.div_ceil(32) {
@@ -680,6 +681,9 @@ pub fn items(symbols: &[Symbol], core: &Core, inband: Option<u8>) -> Vec<Item> {
         for (name, w) in [("on_q", 1), ("fresh_q", 1), ("hits_q", 32), ("packet_q", 32), ("value_q", 64)] {
             reset.push(Stmt::nb(id(format!("dbg_w{s}_{name}")), Expr::zero(w)));
         }
+    }
+    for (name, w) in auto_counter_regs() {
+        reset.push(Stmt::nb(id(&name), Expr::zero(w)));
     }
     for (name, w) in TRACE_REGS {
         reset.push(Stmt::nb(id(*name), Expr::zero(*w)));
@@ -987,6 +991,59 @@ fn trace(
     ]);
     for k in 0..TRACE_SNAP as u32 / 4 {
         reads.push((reg::TR_BYTES + 4 * k, id("dbg_tr_bytes").index(id("dbg_tr_head_q")).slice(32 * k + 31, 32 * k)));
+    }
+}
+
+/// The target's own counters, as the CPU runner keeps them: frames in, out and dropped per
+/// port, and drops per reason (32 bits each; the host reads them as the CPU's 64-bit
+/// automatic counters).
+fn auto_counter_regs() -> Vec<(String, u32)> {
+    let ports = (0..4).flat_map(|k| ["rx", "tx", "dr"].map(|c| (format!("dbg_{c}{k}_q"), 32)));
+    ports.chain(emu_core::DropReason::ALL.iter().map(|r| (format!("dbg_drops{}_q", *r as u8), 32))).collect()
+}
+
+/// Counts each decided frame as the CPU runner does (tests/dbg_verilator.rs compares them):
+/// when the core hands it over, one in on its input port, and one out on each port it is
+/// sent to, or one dropped on its input port and one for its reason. One frame is decided a
+/// cycle, so the drop counters share one incrementer.
+fn auto_counters(items: &mut Vec<Item>, run: &mut Vec<Stmt>, reads: &mut Vec<(u32, Expr)>, core: &Core, inband: bool) {
+    for (name, w) in auto_counter_regs() {
+        items.push(Item::reg(name, w));
+    }
+    let mut decided = core.handoff.clone();
+    if inband {
+        // An in-band reply is not a frame the NF decided.
+        decided = decided.land(id("dbg_reply_q").lnot());
+    }
+    let (sent, dropped) = (decided.clone().land(id("done_drop_q").lnot()), decided.clone().land(id("done_drop_q")));
+    let inc = |name: &str| Stmt::nb(id(name), id(name).plus(hex(32, 1)));
+    for k in 0..4u32 {
+        let on_in = id("in_port_q").equals(hex(8, k as u64));
+        run.extend([
+            Stmt::if_(decided.clone().land(on_in.clone()), vec![inc(&format!("dbg_rx{k}_q"))]),
+            Stmt::if_(sent.clone().land(id("dst_q").bit_at(k)), vec![inc(&format!("dbg_tx{k}_q"))]),
+            Stmt::if_(dropped.clone().land(on_in), vec![inc(&format!("dbg_dr{k}_q"))]),
+        ]);
+        reads.extend([
+            (reg::AUTO_RX + 4 * k, id(format!("dbg_rx{k}_q"))),
+            (reg::AUTO_TX + 4 * k, id(format!("dbg_tx{k}_q"))),
+            (reg::AUTO_DROPPED + 4 * k, id(format!("dbg_dr{k}_q"))),
+        ]);
+    }
+    let reasons = emu_core::DropReason::ALL;
+    let this = reasons.iter().rev().fold(Expr::zero(32), |acc, r| {
+        let code = *r as u8;
+        Expr::mux(id("done_reason_q").equals(hex(8, code as u64)), id(format!("dbg_drops{code}_q")), acc)
+    });
+    wire(items, "dbg_drops_next", 32, this.plus(hex(32, 1)));
+    for r in reasons {
+        let code = *r as u8;
+        let name = format!("dbg_drops{code}_q");
+        run.push(Stmt::if_(
+            dropped.clone().land(id("done_reason_q").equals(hex(8, code as u64))),
+            vec![Stmt::nb(id(&name), id("dbg_drops_next"))],
+        ));
+        reads.push((reg::AUTO_DROPS + 4 * code as u32, id(name)));
     }
 }
 

@@ -11,9 +11,9 @@ use emu::probe::{ProbeKind, Probes};
 use emu::state::{Element, EntryError};
 use emu::{DropReason, NetworkFunction, Port, Verdict};
 use emu_debug::client::Transport;
-use emu_debug::protocol::{self, Format, Status, SymbolInfo, SymbolKind, TraceVerdict};
+use emu_debug::protocol::{self, Status, SymbolInfo, SymbolKind, TraceVerdict};
 use emu_debug::socket::Server;
-use emu_debug::unit::{Inspect, Limits, Outcome, Unit};
+use emu_debug::unit::{auto_counter_symbols, Inspect, Limits, Outcome, Unit, AUTO_COUNTERS};
 use std::io::{ErrorKind, Read, Write};
 use crate::live::Timer;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -229,9 +229,6 @@ fn in_frame(dst: [u8; 6], msg: &[u8]) -> Vec<u8> {
     protocol::frame(dst, UNIT_MAC, msg)
 }
 
-/// The runner's own counters, after the NF's state: what arrived, left and was dropped on
-/// each port, and drops by reason (index = the reason's code).
-const AUTO: [&str; 4] = ["rx_packets", "tx_packets", "dropped", "drops"];
 
 /// The NF's state, its probes and the runner's counters as the unit sees them, numbered in
 /// that order.
@@ -260,7 +257,7 @@ impl<'a> View<'a> {
     fn auto(&self, id: u16) -> Option<(usize, u32)> {
         let k = (id as usize).checked_sub(self.elements.len() + self.probe_count())?;
         let size = if k == 3 { 256 } else { self.stats.ports().len() as u32 };
-        (k < AUTO.len()).then_some((k, size))
+        (k < AUTO_COUNTERS.len()).then_some((k, size))
     }
 }
 
@@ -325,20 +322,7 @@ fn status(e: EntryError) -> Status {
 impl Inspect for View<'_> {
     fn symbols(&self) -> Vec<SymbolInfo> {
         let mut out = state_symbols(&self.elements, self.probes);
-        let first_auto = out.len();
-        for (k, name) in AUTO.iter().enumerate() {
-            let (_, size) = self.auto((first_auto + k) as u16).expect("an automatic counter");
-            out.push(SymbolInfo {
-                kind: SymbolKind::AutoCounter.code(),
-                size,
-                key_width: 0,
-                value_width: 64,
-                // `drops` is indexed by reason.
-                key_format: if k == 3 { Format::DropReason.code() } else { 0 },
-                value_format: 0,
-                name: name.to_string(),
-            });
-        }
+        out.extend(auto_counter_symbols(self.stats.ports().len()));
         out
     }
 
