@@ -64,11 +64,12 @@ pub mod reg {
     /// by itself (0: never), and the breaks it ended so.
     pub const BREAK_TIMEOUT: u32 = 0x07c;
     /// The target's own counters (32 bits each): frames in, out and dropped on port k at
-    /// `+ 4 k`, and drops for reason code r at `AUTO_DROPS + 4 r` (r < 48).
+    /// `+ 4 k`, and drops for reason code INDEX (INDEX < AUTO_DROP_CODES) at AUTO_DROPS.
     pub const AUTO_RX: u32 = 0x300;
     pub const AUTO_TX: u32 = 0x310;
     pub const AUTO_DROPPED: u32 = 0x320;
     pub const AUTO_DROPS: u32 = 0x340;
+    pub const AUTO_DROP_CODES: u32 = 32;
     pub const BREAKS_TIMED_OUT: u32 = 0x05c;
     /// A STEP write with this bit sets the credits (0 withdraws them) instead of adding.
     pub const STEP_SET: u32 = 1 << 31;
@@ -567,9 +568,15 @@ impl HwUnit {
         if index >= s.size {
             return Err(Status::BadIndex);
         }
-        let base = [reg::AUTO_RX, reg::AUTO_TX, reg::AUTO_DROPPED, reg::AUTO_DROPS][id as usize - self.nf_symbols];
-        // (The hardware counts the reasons there are; codes past them are never dropped for.)
-        let v = if base == reg::AUTO_DROPS && index >= 48 { 0 } else { regs.read(base + 4 * index) };
+        let v = match id as usize - self.nf_symbols {
+            // (The hardware counts the codes below AUTO_DROP_CODES: every reason's.)
+            3 if index >= reg::AUTO_DROP_CODES => 0,
+            3 => {
+                regs.write(reg::INDEX, index);
+                regs.read(reg::AUTO_DROPS)
+            }
+            k => regs.read([reg::AUTO_RX, reg::AUTO_TX, reg::AUTO_DROPPED][k] + 4 * index),
+        };
         Ok((v as u64).to_be_bytes().to_vec())
     }
 

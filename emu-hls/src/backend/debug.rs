@@ -995,18 +995,23 @@ fn trace(
 }
 
 /// The target's own counters, as the CPU runner keeps them: frames in, out and dropped per
-/// port, and drops per reason (32 bits each; the host reads them as the CPU's 64-bit
-/// automatic counters).
+/// port (registers), and which drop-reason counters have counted (32 bits, one a reason code;
+/// the counts themselves are in a small memory, which has no reset).
 fn auto_counter_regs() -> Vec<(String, u32)> {
     let ports = (0..4).flat_map(|k| ["rx", "tx", "dr"].map(|c| (format!("dbg_{c}{k}_q"), 32)));
-    ports.chain(emu_core::DropReason::ALL.iter().map(|r| (format!("dbg_drops{}_q", *r as u8), 32))).collect()
+    ports.chain([("dbg_drops_seen_q".to_string(), DROP_CODES)]).collect()
 }
+
+/// Drop-reason codes the unit counts (every reason's code is below it).
+const DROP_CODES: u32 = reg::AUTO_DROP_CODES;
 
 /// Counts each decided frame as the CPU runner does (tests/dbg_verilator.rs compares them):
 /// when the core hands it over, one in on its input port, and one out on each port it is
 /// sent to, or one dropped on its input port and one for its reason. One frame is decided a
-/// cycle, so the drop counters share one incrementer.
+/// cycle, so the drop counters are one memory (LUT RAM) with one incrementer; a counter reads
+/// 0 until its reason first counts (the memory has no reset), and the host reads reason INDEX's.
 fn auto_counters(items: &mut Vec<Item>, run: &mut Vec<Stmt>, reads: &mut Vec<(u32, Expr)>, core: &Core, inband: bool) {
+    debug_assert!(emu_core::DropReason::ALL.iter().all(|r| (*r as u32) < DROP_CODES));
     for (name, w) in auto_counter_regs() {
         items.push(Item::reg(name, w));
     }
@@ -1030,21 +1035,24 @@ fn auto_counters(items: &mut Vec<Item>, run: &mut Vec<Stmt>, reads: &mut Vec<(u3
             (reg::AUTO_DROPPED + 4 * k, id(format!("dbg_dr{k}_q"))),
         ]);
     }
-    let reasons = emu_core::DropReason::ALL;
-    let this = reasons.iter().rev().fold(Expr::zero(32), |acc, r| {
-        let code = *r as u8;
-        Expr::mux(id("done_reason_q").equals(hex(8, code as u64)), id(format!("dbg_drops{code}_q")), acc)
-    });
-    wire(items, "dbg_drops_next", 32, this.plus(hex(32, 1)));
-    for r in reasons {
-        let code = *r as u8;
-        let name = format!("dbg_drops{code}_q");
-        run.push(Stmt::if_(
-            dropped.clone().land(id("done_reason_q").equals(hex(8, code as u64))),
-            vec![Stmt::nb(id(&name), id("dbg_drops_next"))],
-        ));
-        reads.push((reg::AUTO_DROPS + 4 * code as u32, id(name)));
-    }
+    let bits = DROP_CODES.trailing_zeros();
+    items.push(Item::memory("dbg_drops_m", 32, DROP_CODES as u64));
+    let count_at = |code: Expr| {
+        Expr::mux(id("dbg_drops_seen_q").index(code.clone()), id("dbg_drops_m").index(code), Expr::zero(32))
+    };
+    let reason = id("done_reason_q").slice(bits - 1, 0);
+    wire(items, "dbg_drops_next", 32, count_at(reason.clone()).plus(hex(32, 1)));
+    let counted = dropped.land(id("done_reason_q").less_than(hex(8, DROP_CODES as u64)));
+    run.push(Stmt::if_(
+        counted,
+        vec![
+            Stmt::nb(id("dbg_drops_m").index(reason.clone()), id("dbg_drops_next")),
+            Stmt::nb(id("dbg_drops_seen_q").index(reason), Expr::bit(true)),
+        ],
+    ));
+    let asked = id(INDEX).slice(bits - 1, 0);
+    let in_range = id(INDEX).less_than(hex(32, DROP_CODES as u64));
+    reads.push((reg::AUTO_DROPS, Expr::mux(in_range, count_at(asked), Expr::zero(32))));
 }
 
 /// `dbg_in_bytes_q` after this edge: the ingress's beats, up to [`TRACE_SNAP`] bytes; the
