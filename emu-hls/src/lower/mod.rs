@@ -2012,6 +2012,34 @@ impl<'a> Lower<'a> {
             (_, "wrapping_add") => Val::Scalar(self.b.add(sc(0)?, sc(1)?)),
             (_, "wrapping_sub") => Val::Scalar(self.b.sub(sc(0)?, sc(1)?)),
             (_, "wrapping_mul") => Val::Scalar(self.b.mul(sc(0)?, sc(1)?)),
+            (_, "saturating_add" | "saturating_sub") => {
+                let (x, y) = (sc(0)?, sc(1)?);
+                let add = method == "saturating_add";
+                let w = self.b.ty(x).width();
+                let r = if add { self.b.add(x, y) } else { self.b.sub(x, y) };
+                Val::Scalar(if signed {
+                    // Overflow: the operands' signs agree (add) or differ (sub), and the
+                    // result's sign is not x's; then the bound on x's side.
+                    let (sx, sy, sr) = (self.b.bit(x, w - 1), self.b.bit(y, w - 1), self.b.bit(r, w - 1));
+                    let operands = self.b.xor(sx, sy);
+                    let operands = if add { self.b.not(operands) } else { operands };
+                    let flipped = self.b.xor(sx, sr);
+                    let over = self.b.and(operands, flipped);
+                    let max = self.iconst(w, (1u128 << (w - 1)) - 1);
+                    let min = self.iconst(w, 1u128 << (w - 1));
+                    let bound = self.b.select(sx, min, max);
+                    self.b.select(over, bound, r)
+                } else if add {
+                    // Unsigned: a sum below an operand wrapped.
+                    let wrapped = self.b.cmp(CmpOp::Ult, r, x);
+                    let max = self.iconst(w, if w >= 128 { u128::MAX } else { (1u128 << w) - 1 });
+                    self.b.select(wrapped, max, r)
+                } else {
+                    let below = self.b.cmp(CmpOp::Ult, x, y);
+                    let zero = self.iconst(w, 0);
+                    self.b.select(below, zero, r)
+                })
+            }
             (_, "value" | "as_u8" | "as_u16" | "as_u32" | "as_u64" | "as_u128" | "as_usize") if !signed => {
                 let w = self.width(ret, span)?;
                 Val::Scalar(self.b.resize(sc(0)?, w))
