@@ -688,6 +688,19 @@ fn debug_sim(dir: &std::path::Path, extra: &[&str]) -> (Sim, PathBuf, PathBuf) {
     (sim, sock, out)
 }
 
+/// `emu sim learning-switch` on the CPU tier over the debug sims' traffic, in `dir`/cpu: the
+/// directory of its outputs.
+fn cpu_run(dir: &std::path::Path) -> PathBuf {
+    let out = dir.join("cpu");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
+        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out.join("cpu")
+}
+
 /// `emu dbg SOCK --exec SCRIPT`'s output.
 fn dbg_exec(sock: &std::path::Path, script: &str) -> String {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
@@ -702,7 +715,6 @@ fn dbg_exec(sock: &std::path::Path, script: &str) -> String {
 
 #[test]
 fn emu_dbg_drives_a_running_emu_sim() {
-    const EMU: &str = env!("CARGO_BIN_EXE_emu");
     let dir = tempfile::tempdir().unwrap();
     let (mut sim, sock, out) = debug_sim(dir.path(), &[]);
     let dbg = |script: &str| dbg_exec(&sock, script);
@@ -724,14 +736,8 @@ fn emu_dbg_drives_a_running_emu_sim() {
     let status = sim.wait().unwrap();
     assert!(status.success());
     // The frames out are the CPU target's.
-    let cpu = dir.path().join("cpu");
-    let o = std::process::Command::new(EMU)
-        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
-        .arg(&cpu)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
+    let cpu = cpu_run(dir.path());
+    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu));
 }
 
 /// A client killed while it holds the hardware at a break: once the break timeout has passed
@@ -758,14 +764,8 @@ fn emu_sim_ends_a_break_whose_client_was_killed() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     assert!(sim.wait().unwrap().success());
-    let cpu = dir.path().join("cpu");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
-        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
-        .arg(&cpu)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
+    let cpu = cpu_run(dir.path());
+    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu));
 }
 
 /// With `--stay`, `emu sim --debug-socket` serves the unit after the last frame has left, so a
@@ -785,17 +785,11 @@ fn emu_sim_stays_after_the_traffic_with_stay() {
     assert!(floods > 0, "{status}");
     // Written as they came, not at the end: while the sim still runs, the pcaps and drops
     // are the CPU target's.
-    let cpu = dir.path().join("cpu");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_emu"))
-        .args(["sim", "learning-switch", "--in", "examples/mixed.pcapng", "--out"])
-        .arg(&cpu)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu.join("cpu")));
+    let cpu = cpu_run(dir.path());
+    assert_eq!(port_frames(&out.join("verilator")), port_frames(&cpu));
     let drops = std::fs::read_to_string(out.join("verilator").join("drops.jsonl")).unwrap();
     assert!(!drops.is_empty(), "mixed.pcapng has frames the switch drops");
-    assert_eq!(drops, std::fs::read_to_string(cpu.join("cpu").join("drops.jsonl")).unwrap());
+    assert_eq!(drops, std::fs::read_to_string(cpu.join("drops.jsonl")).unwrap());
     assert!(std::process::Command::new("kill").arg(sim.id().to_string()).status().unwrap().success());
     assert!(sim.wait().unwrap().success());
     assert!(out.join("verilator").join("port0.pcap").exists());

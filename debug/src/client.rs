@@ -154,14 +154,10 @@ impl<T: Transport> Client<T> {
         let deadline = Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(Instant::now()).min(Duration::from_millis(100));
-            match self.transport.recv(left).map_err(|e| format!("waiting for notifications: {e}"))? {
-                Some(msg) => {
-                    if let Ok(Message::Notification { notification, .. }) = decode(&msg) {
-                        self.pending.push(notification);
-                    }
+            if let Some(msg) = self.transport.recv(left).map_err(|e| format!("waiting for notifications: {e}"))? {
+                if let Ok(Message::Notification { notification, .. }) = decode(&msg) {
+                    self.pending.push(notification);
                 }
-                None if Instant::now() >= deadline || stop() => break,
-                None => {}
             }
             if Instant::now() >= deadline || stop() {
                 break;

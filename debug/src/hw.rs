@@ -447,11 +447,17 @@ impl HwUnit {
             return None;
         }
         self.breaks_timed_out += 1;
+        Some(self.resume(regs))
+    }
+
+    /// What `continue` does: the frames held get a credit each, used as they leave; waits for
+    /// them. The frames released.
+    fn resume(&mut self, regs: &mut dyn Registers) -> u16 {
         regs.write(reg::CONTROL, 0);
         let released = regs.read(reg::GRANTED) as u16;
         regs.settle();
         self.full_said = false;
-        Some(released)
+        released
     }
 
     /// Whether a trace is on: the host should then poll often enough that the hardware's
@@ -996,14 +1002,7 @@ impl HwUnit {
                 let released = regs.read(reg::RELEASED).wrapping_sub(before) as u16;
                 Reply::Step { released, held: Self::held(regs) }
             }
-            Request::Continue => {
-                // The frames held get a credit each, used as they leave: wait for them.
-                regs.write(reg::CONTROL, 0);
-                let released = regs.read(reg::GRANTED) as u16;
-                regs.settle();
-                self.full_said = false;
-                Reply::Continue { released }
-            }
+            Request::Continue => Reply::Continue { released: self.resume(regs) },
             Request::RegRead { addr } => Reply::Entry(regs.read(addr).to_be_bytes().to_vec()),
             Request::RegWrite { addr, value } => {
                 regs.write(addr, value);
