@@ -307,13 +307,21 @@ pub(crate) fn from_file(path: &Path, module: Option<&str>) -> Result<Source, Str
     let mut module = (*m).clone();
     module.attrs.retain(|a| !is_nf_attr(a));
     // The subset check on the file's own tokens first, so its errors carry the file's lines.
-    if let Err(errors) = emu_hls::front::check_module(&module, &emu_hls::front::Options { window }) {
-        let lines: Vec<String> = errors.iter().map(|e| format!("{shown}:{e}")).collect();
-        return Err(format!(
-            "the NF `{}` is outside the synthesizable subset (docs/hls-subset.md):\n  {}",
-            module.ident,
-            lines.join("\n  ")
-        ));
+    match emu_hls::front::check_module(&module, &emu_hls::front::Options { window }) {
+        Err(errors) => {
+            let lines: Vec<String> = errors.iter().map(|e| format!("{shown}:{e}")).collect();
+            return Err(format!(
+                "the NF `{}` is outside the synthesizable subset (docs/hls-subset.md):\n  {}",
+                module.ident,
+                lines.join("\n  ")
+            ));
+        }
+        // And lowering, for the same reason: HLS_SOURCE's text has lost the file's lines.
+        Ok(nf) => {
+            if let Err(e) = emu_hls::lower::lower(&nf, window as u32) {
+                return Err(format!("the NF `{}` cannot be built yet: {shown}:{e}", module.ident));
+            }
+        }
     }
     Ok(Source {
         label: format!("{} ({shown})", module.ident),
@@ -351,5 +359,21 @@ mod test {
         assert_eq!((s.ports, s.window), (DEFAULT_PORTS, 128));
         assert!(s.text.starts_with("pub mod m"), "{}", s.text);
         assert!(from_file(&path, Some("n")).unwrap_err().contains("no #[emu::nf] module `n`; it has m"));
+    }
+
+    #[test]
+    fn what_only_lowering_refuses_names_the_files_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nf.rs");
+        std::fs::write(
+            &path,
+            "#[emu::nf(window = 64)]\npub mod m {\n    use emu::prelude::*;\n    pub struct S { c: Counter }\n\
+             \x20   impl NetworkFunction for S {\n        fn process(&mut self, _p: &mut Packet, _m: &Meta) -> Action {\n\
+             \x20           for _ in 0..5000u32 { self.c.inc(); }\n            Action::Flood\n        }\n    }\n}\n",
+        )
+        .unwrap();
+        let e = from_file(&path, None).unwrap_err();
+        let at = format!("{}:7:13: this `for` loop runs 5000 times", path.display());
+        assert!(e.contains(&at), "{e}");
     }
 }

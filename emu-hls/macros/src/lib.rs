@@ -236,7 +236,16 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> TokenStream2 {
     // With a bad `window` the checks of constant window indices are skipped, not guessed.
     let options = Options { window: args.window.unwrap_or(usize::MAX) };
     let probes = match check_module(&module, &options) {
-        Ok(nf) => nf.probes,
+        Ok(nf) => {
+            // What only lowering refuses (a loop too long to unroll, a division it cannot
+            // build) is an error here too, at the user's own line, not at `emu hls` time.
+            if let Some(window) = args.window {
+                if let Err(e) = emu_hls::lower::lower(&nf, window as u32) {
+                    push(&mut errors, syn::Error::new(e.span, e.message));
+                }
+            }
+            nf.probes
+        }
         Err(found) => {
             for e in found {
                 push(&mut errors, syn::Error::new_spanned(SpanRange(e.start, e.end), e.message));

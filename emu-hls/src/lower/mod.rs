@@ -225,6 +225,15 @@ fn param<T>(list: &[T], i: usize, span: Span) -> R<&T> {
 fn const_of(e: &Expr) -> Option<u128> {
     match &e.kind {
         ExprKind::Int(v) | ExprKind::Const { value: v, .. } => Some(*v),
+        // `WIDTH as u32`, `(1024 as u32)`: the constant as the cast leaves it.
+        ExprKind::Cast(inner) => {
+            let (Ty::Int(from), Ty::Int(to)) = (&inner.ty, &e.ty) else { return None };
+            let v = const_of(inner)?;
+            let mask = |bits: u16| if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 };
+            let negative = from.signed && from.bits < 128 && (v >> (from.bits - 1)) & 1 == 1;
+            let v = if negative { v | !mask(from.bits) } else { v & mask(from.bits) };
+            Some(v & mask(to.bits))
+        }
         _ => None,
     }
 }
@@ -1159,7 +1168,15 @@ impl<'a> Lower<'a> {
 
     fn lower_for(&mut self, var: Option<LocalId>, start: u128, end: u128, body: &AstBlock, span: Span) -> R<Val> {
         if end.saturating_sub(start) > 1024 {
-            return Err(LowerError::new(span, "a `for` loop of more than 1024 iterations is not unrolled"));
+            return Err(LowerError::new(
+                span,
+                format!(
+                    "this `for` loop runs {} times; the hardware unrolls a loop into a copy of its body per \
+                     iteration, at most 1024: loop over less (a constant bound, `break` when done), or keep \
+                     the rest of the work for later packets",
+                    end - start
+                ),
+            ));
         }
         let exit_of = |l: &mut Self| l.frame().loops.pop().and_then(|c| c.exit);
         let mut i = start;
