@@ -1106,7 +1106,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         return Self::bad(span);
                     }
                     None => {
-                        self.error(other, format!("the state struct has no field `{field}`"));
+                        if !self.cx.refused_fields.contains(&field) {
+                            self.error(other, format!("the state struct has no field `{field}`"));
+                        }
                         return Self::bad(span);
                     }
                 },
@@ -1314,7 +1316,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                         "the state element `self.{name}` is not a value: call one of its methods (`self.{name}.get(…)`)"
                     ),
                 );
-            } else {
+            } else if !self.cx.refused_fields.contains(&name) {
                 self.error(f, format!("the state struct has no field `{name}`"));
             }
             return Self::bad(span);
@@ -1364,6 +1366,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 }
                 m.method == "window_mut"
             }
+            other if self_field(other).is_some_and(|f| self.cx.refused_fields.contains(&f)) => return None,
             other => {
                 self.error(
                     other,

@@ -8,7 +8,7 @@ use super::library::{library, Library};
 use super::Options;
 use proc_macro2::Span;
 use quote::ToTokens;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
@@ -74,6 +74,9 @@ pub(crate) struct Cx<'a> {
     pub opts: Options,
     pub errors: Vec<Error>,
     pub state: State,
+    /// Fields of the state struct whose type was refused (with an error): their uses say
+    /// nothing more, so one bad type is one error.
+    pub refused_fields: HashSet<String>,
     consts: HashMap<String, Option<(Ty, u128)>>,
     evaluating: Vec<String>,
     pub consts_used: Vec<Const>,
@@ -203,6 +206,7 @@ pub(crate) fn check_items(
         opts: opts.clone(),
         errors,
         state: State { name: state_name.clone(), fields: Vec::new() },
+        refused_fields: HashSet::new(),
         consts: HashMap::new(),
         evaluating: Vec::new(),
         consts_used: Vec::new(),
@@ -513,8 +517,11 @@ impl<'a> Cx<'a> {
         };
         for f in fields {
             let name = f.ident.as_ref().expect("named").to_string();
-            if let Some(kind) = self.field_kind(&f.ty) {
-                self.state.fields.push(StateField { name, kind, span: f.ty.span() });
+            match self.field_kind(&f.ty) {
+                Some(kind) => self.state.fields.push(StateField { name, kind, span: f.ty.span() }),
+                None => {
+                    self.refused_fields.insert(name);
+                }
             }
         }
     }

@@ -499,3 +499,24 @@ fn hls_source_round_trips() {
     assert_eq!((learning_switch::HLS_PORTS, learning_switch::HLS_WINDOW), (4, 64));
     assert_eq!((icmp_echo::HLS_PORTS, icmp_echo::HLS_WINDOW), (4, 128));
 }
+
+#[test]
+fn a_refused_field_type_is_one_error_not_one_per_use() {
+    let errors = messages(
+        "mod m { use emu::prelude::*;
+         pub struct S { flows: Vec<u32>, last: f32, hits: Counter }
+         impl NetworkFunction for S {
+             fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+                 let n = self.flows.len();
+                 self.flows.push(3);
+                 let x = self.last;
+                 self.last = 1;
+                 if self.flows[0] == 2 { self.hits.inc(); }
+                 Action::Flood
+             }
+         } }",
+    );
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(errors[0].starts_with("`Vec` is a growable"), "{errors:#?}");
+    assert!(errors[1].starts_with("floating point"), "{errors:#?}");
+}
