@@ -100,3 +100,82 @@ fn saturating_arithmetic_agrees_on_all_four_tiers() {
     assert!(checked > 40, "most frames are sent: {checked}");
     assert!(cpu.iter().any(|o| matches!(o, emu_hls::backend::model::Outcome::Dropped(_))), "the credit runs out too");
 }
+
+/// Overflow-checked arithmetic: `checked_*` as an `Option` (matched, unwrapped with a default,
+/// tested), `overflowing_*` as a tuple, and a remainder by a constant written with a cast.
+#[emu::nf(ports = 2, window = 64)]
+pub mod overflow {
+    use emu::prelude::*;
+
+    const LANES: usize = 4;
+
+    #[derive(Debug, Default)]
+    pub struct Overflow {
+        pub overflows: Counter,
+        pub total: Register<u16>,
+    }
+
+    impl NetworkFunction for Overflow {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            let (a, b) = (pkt.byte(14), pkt.byte(15));
+            match a.checked_add(b) {
+                Some(sum) => pkt.set_byte(16, sum),
+                None => self.overflows.inc(),
+            }
+            pkt.set_byte(17, a.checked_sub(b).unwrap_or(0xee));
+            let (product, wrapped) = a.overflowing_mul(b);
+            pkt.set_byte(18, product);
+            pkt.set_byte(19, wrapped as u8);
+            let (difference, wrapped) = (a as i8).overflowing_sub(b as i8);
+            pkt.set_byte(20, difference as u8);
+            pkt.set_byte(21, wrapped as u8);
+            let signed = if let Some(p) = (a as i8).checked_mul(b as i8) { p as u8 } else { 0x55 };
+            pkt.set_byte(22, signed);
+            let wide = (a as u16) << 8 | b as u16;
+            let (total, carry) = wide.overflowing_add(self.total.get());
+            self.total.set(total);
+            pkt.set_byte(23, (total >> 8) as u8);
+            pkt.set_byte(24, carry as u8);
+            pkt.set_byte(25, (wide as u32 % LANES as u32) as u8);
+            if a.checked_mul(b).is_none() && meta.in_port == 1 {
+                return Action::Drop(DropReason::Policy);
+            }
+            Action::Forward(1 - meta.in_port)
+        }
+    }
+}
+
+static OVERFLOW: NfDescriptor = NfDescriptor {
+    name: "overflow",
+    summary: "overflow-checked arithmetic",
+    ports: overflow::HLS_PORTS,
+    window: overflow::HLS_WINDOW,
+    params: &[],
+    build: |_| Ok(Box::new(overflow::Overflow::default())),
+    hls_source: Some(overflow::HLS_SOURCE),
+};
+
+#[test]
+fn checked_and_overflowing_arithmetic_agree_on_all_four_tiers() {
+    let frames = operand_frames();
+    let tiers = outcomes(&OVERFLOW, &Config::new(), &["ir", "cycle", "verilator"], &frames);
+    assert_agree(&OVERFLOW, &frames, &tiers);
+    let (_, cpu) = &tiers[0];
+    let mut sent = 0;
+    for ((f, port), o) in frames.iter().zip(cpu) {
+        let (a, b) = (f[14], f[15]);
+        match o {
+            emu_hls::backend::model::Outcome::Sent(_, out) => {
+                assert_eq!(out[16], a.checked_add(b).unwrap_or(0));
+                assert_eq!(out[17], a.checked_sub(b).unwrap_or(0xee));
+                assert_eq!((out[18], out[19] == 1), a.overflowing_mul(b));
+                assert_eq!((out[20] as i8, out[21] == 1), (a as i8).overflowing_sub(b as i8));
+                assert_eq!(out[22], (a as i8).checked_mul(b as i8).map_or(0x55, |p| p as u8));
+                assert_eq!(out[25], b % 4);
+                sent += 1;
+            }
+            _ => assert!(*port == 1 && a.checked_mul(b).is_none(), "only an overflowing product from port 1 drops"),
+        }
+    }
+    assert!(sent > 40 && sent < frames.len(), "{sent} of {} sent", frames.len());
+}

@@ -517,6 +517,8 @@ fn value_methods() -> Vec<(&'static str, Vec<Method>)> {
             out.push((stringify!($t), vec![
                 m!(val x.wrapping_add(y)), m!(val x.wrapping_sub(y)), m!(val x.wrapping_mul(y)),
                 m!(val x.saturating_add(y)), m!(val x.saturating_sub(y)),
+                m!(val x.checked_add(y)), m!(val x.checked_sub(y)), m!(val x.checked_mul(y)),
+                m!(val x.overflowing_add(y)), m!(val x.overflowing_sub(y)), m!(val x.overflowing_mul(y)),
                 m!(val x.count_ones()), m!(val x.leading_zeros()), m!(val x.trailing_zeros()), m!(val x.min(y)),
                 m!(val x.max(y)), m!(val x.rotate_left(n)), m!(val x.rotate_right(n)), m!(val x.swap_bytes()),
                 $(m!(val x.$number())),*
@@ -539,6 +541,8 @@ fn value_methods() -> Vec<(&'static str, Vec<Method>)> {
             out.push((stringify!($t), vec![
                 m!(val x.value()), m!(val x.wrapping_add(y)), m!(val x.wrapping_sub(y)), m!(val x.wrapping_mul(y)),
                 m!(val x.saturating_add(y)), m!(val x.saturating_sub(y)),
+                m!(val x.checked_add(y)), m!(val x.checked_sub(y)), m!(val x.checked_mul(y)),
+                m!(val x.overflowing_add(y)), m!(val x.overflowing_sub(y)), m!(val x.overflowing_mul(y)),
                 m!(val x.count_ones()), m!(val x.leading_zeros()), m!(val x.trailing_zeros()), m!(val x.min(y)),
                 m!(val x.max(y)), m!(val x.rotate_left(n)), m!(val x.rotate_right(n)),
                 m!(val x.as_u8()), m!(val x.as_u16()), m!(val x.as_u32()), m!(val x.as_u64()), m!(val x.as_u128()),

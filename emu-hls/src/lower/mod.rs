@@ -1270,6 +1270,53 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// `x op y` wrapped to the operands' width, and whether the exact result is outside the
+    /// type (`op` is `Add`, `Sub` or `Mul`), as Rust's `overflowing_*` give them.
+    fn overflowing(&mut self, op: BinOp, x: Value, y: Value, signed: bool, span: Span) -> R<(Value, Value)> {
+        let w = self.b.ty(x).width();
+        Ok(match op {
+            BinOp::Add | BinOp::Sub => {
+                let add = op == BinOp::Add;
+                let r = if add { self.b.add(x, y) } else { self.b.sub(x, y) };
+                let over = if signed {
+                    // The operands' signs agree (add) or differ (sub), and the result's sign
+                    // is not x's.
+                    let (sx, sy, sr) = (self.b.bit(x, w - 1), self.b.bit(y, w - 1), self.b.bit(r, w - 1));
+                    let operands = self.b.xor(sx, sy);
+                    let operands = if add { self.b.not(operands) } else { operands };
+                    let flipped = self.b.xor(sx, sr);
+                    self.b.and(operands, flipped)
+                } else if add {
+                    // A sum below an operand wrapped.
+                    self.b.cmp(CmpOp::Ult, r, x)
+                } else {
+                    self.b.cmp(CmpOp::Ult, x, y)
+                };
+                (r, over)
+            }
+            _ => {
+                // The whole product at twice the width: it overflowed when it differs from
+                // the wrapped one widened back.
+                if 2 * w > crate::ir::bits::MAX_WIDTH {
+                    return Err(LowerError::new(
+                        span,
+                        format!(
+                            "an overflow-checked multiplication of {w}-bit values needs a {}-bit product, more \
+                             than the hardware's {}; multiply narrower values",
+                            2 * w,
+                            crate::ir::bits::MAX_WIDTH
+                        ),
+                    ));
+                }
+                let (xx, yy) = if signed { (self.b.sext(x, 2 * w), self.b.sext(y, 2 * w)) } else { (self.b.zext(x, 2 * w), self.b.zext(y, 2 * w)) };
+                let wide = self.b.mul(xx, yy);
+                let r = self.b.trunc(wide, w);
+                let back = if signed { self.b.sext(r, 2 * w) } else { self.b.zext(r, 2 * w) };
+                (r, self.b.cmp(CmpOp::Ne, back, wide))
+            }
+        })
+    }
+
     fn binop(&mut self, op: BinOp, a: Value, b: Value, lty: &Ty, rhs: &Expr, span: Span) -> R<Value> {
         let s = is_signed(lty);
         let cmp = |signed: CmpOp, unsigned: CmpOp| if s { signed } else { unsigned };
@@ -2033,29 +2080,41 @@ impl<'a> Lower<'a> {
                 let (x, y) = (sc(0)?, sc(1)?);
                 let add = method == "saturating_add";
                 let w = self.b.ty(x).width();
-                let r = if add { self.b.add(x, y) } else { self.b.sub(x, y) };
+                let (r, over) = self.overflowing(if add { BinOp::Add } else { BinOp::Sub }, x, y, signed, span)?;
                 Val::Scalar(if signed {
-                    // Overflow: the operands' signs agree (add) or differ (sub), and the
-                    // result's sign is not x's; then the bound on x's side.
-                    let (sx, sy, sr) = (self.b.bit(x, w - 1), self.b.bit(y, w - 1), self.b.bit(r, w - 1));
-                    let operands = self.b.xor(sx, sy);
-                    let operands = if add { self.b.not(operands) } else { operands };
-                    let flipped = self.b.xor(sx, sr);
-                    let over = self.b.and(operands, flipped);
+                    // Past a bound on x's side: below the minimum when x is negative.
+                    let sx = self.b.bit(x, w - 1);
                     let max = self.iconst(w, (1u128 << (w - 1)) - 1);
                     let min = self.iconst(w, 1u128 << (w - 1));
                     let bound = self.b.select(sx, min, max);
                     self.b.select(over, bound, r)
-                } else if add {
-                    // Unsigned: a sum below an operand wrapped.
-                    let wrapped = self.b.cmp(CmpOp::Ult, r, x);
-                    let max = self.iconst(w, if w >= 128 { u128::MAX } else { (1u128 << w) - 1 });
-                    self.b.select(wrapped, max, r)
                 } else {
-                    let below = self.b.cmp(CmpOp::Ult, x, y);
-                    let zero = self.iconst(w, 0);
-                    self.b.select(below, zero, r)
+                    let bound = if add { u128::MAX >> (128 - w.min(128)) } else { 0 };
+                    let bound = self.iconst(w, bound);
+                    self.b.select(over, bound, r)
                 })
+            }
+            (_, "checked_add" | "checked_sub" | "checked_mul") => {
+                let op = match method {
+                    "checked_add" => BinOp::Add,
+                    "checked_sub" => BinOp::Sub,
+                    _ => BinOp::Mul,
+                };
+                let (r, over) = self.overflowing(op, sc(0)?, sc(1)?, signed, span)?;
+                // An `Option`'s value is zero when it is `None`.
+                let w = self.b.ty(r).width();
+                let zero = self.iconst(w, 0);
+                let value = self.b.select(over, zero, r);
+                Val::Opt(self.b.not(over), Box::new(Val::Scalar(value)))
+            }
+            (_, "overflowing_add" | "overflowing_sub" | "overflowing_mul") => {
+                let op = match method {
+                    "overflowing_add" => BinOp::Add,
+                    "overflowing_sub" => BinOp::Sub,
+                    _ => BinOp::Mul,
+                };
+                let (r, over) = self.overflowing(op, sc(0)?, sc(1)?, signed, span)?;
+                Val::Tuple(vec![Val::Scalar(r), Val::Scalar(over)])
             }
             (_, "value" | "as_u8" | "as_u16" | "as_u32" | "as_u64" | "as_u128" | "as_usize") if !signed => {
                 let w = self.width(ret, span)?;
