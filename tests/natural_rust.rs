@@ -179,3 +179,94 @@ fn checked_and_overflowing_arithmetic_agree_on_all_four_tiers() {
     }
     assert!(sent > 40 && sent < frames.len(), "{sent} of {} sent", frames.len());
 }
+
+/// Lookup tables and loops over fixed lists: a constant array indexed by a loop variable and by
+/// a masked value, `for` over a constant array and over an array literal, `(a..b).rev()`.
+#[emu::nf(ports = 4, window = 64)]
+pub mod tables {
+    use emu::prelude::*;
+
+    const WEIGHTS: [u8; 4] = [1, 3, 5, 7];
+    const SQUARES: [u16; 16] = [0, 1, 4, 9, 16, 25, 36, 49, 64, 81, 100, 121, 144, 169, 196, 225];
+    const NEXT_PORT: [u8; 4] = [1, 2, 3, 0];
+
+    #[derive(Debug, Default)]
+    pub struct Tables {
+        pub frames: Counter,
+    }
+
+    impl NetworkFunction for Tables {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            self.frames.inc();
+            let mut sum = 0u8;
+            for i in 0..4 {
+                sum = sum.wrapping_add(pkt.byte(14 + i).wrapping_mul(WEIGHTS[i]));
+            }
+            pkt.set_byte(20, sum);
+            let square = SQUARES[(pkt.byte(15) & 0xf) as usize];
+            pkt.set_byte(21, (square >> 8) as u8);
+            pkt.set_byte(22, square as u8);
+            let mut hash = 0u8;
+            for i in (14..18).rev() {
+                hash = hash.wrapping_mul(31).wrapping_add(pkt.byte(i));
+            }
+            pkt.set_byte(23, hash);
+            let mut above = 0u8;
+            for w in WEIGHTS {
+                if pkt.byte(16) > w * 30 {
+                    above += 1;
+                }
+            }
+            pkt.set_byte(24, above);
+            let mut largest = 0u8;
+            for b in [pkt.byte(14), pkt.byte(15), pkt.byte(21)] {
+                largest = largest.max(b);
+            }
+            pkt.set_byte(25, largest);
+            let mut last = 0xffu8;
+            for i in (14..20).rev() {
+                if pkt.byte(i) != 0 {
+                    last = i as u8;
+                    break;
+                }
+            }
+            pkt.set_byte(26, last);
+            Action::Forward(NEXT_PORT[meta.in_port as usize % 4])
+        }
+    }
+}
+
+static TABLES: NfDescriptor = NfDescriptor {
+    name: "tables",
+    summary: "constant arrays and loops over fixed lists",
+    ports: tables::HLS_PORTS,
+    window: tables::HLS_WINDOW,
+    params: &[],
+    build: |_| Ok(Box::new(tables::Tables::default())),
+    hls_source: Some(tables::HLS_SOURCE),
+};
+
+#[test]
+fn constant_arrays_and_fixed_lists_agree_on_all_four_tiers() {
+    let mut frames = operand_frames();
+    for (k, (f, port)) in frames.iter_mut().enumerate() {
+        *port = (k % 4) as u8;
+        f[16] = (k * 37) as u8;
+        f[17] = if k % 3 == 0 { 0 } else { k as u8 };
+    }
+    let tiers = outcomes(&TABLES, &Config::new(), &["ir", "cycle", "verilator"], &frames);
+    assert_agree(&TABLES, &frames, &tiers);
+    let (_, cpu) = &tiers[0];
+    for ((f, port), o) in frames.iter().zip(cpu) {
+        let emu_hls::backend::model::Outcome::Sent(dst, out) = o else { panic!("every frame is forwarded: {o:?}") };
+        let weights = [1u8, 3, 5, 7];
+        let sum = (0..4).fold(0u8, |s, i| s.wrapping_add(f[14 + i].wrapping_mul(weights[i])));
+        assert_eq!(out[20], sum);
+        assert_eq!(u16::from_be_bytes([out[21], out[22]]), ((f[15] & 0xf) as u16).pow(2));
+        assert_eq!(out[23], (14..18).rev().fold(0u8, |h, i| h.wrapping_mul(31).wrapping_add(f[i])));
+        assert_eq!(out[24], weights.iter().filter(|&&w| f[16] > w * 30).count() as u8);
+        assert_eq!(out[25], f[14].max(f[15]).max(out[21]));
+        assert_eq!(out[26], (14..20).rev().find(|&i| f[i] != 0).map_or(0xff, |i| i as u8));
+        assert_eq!(*dst, 1 << ((port + 1) % 4), "NEXT_PORT[in_port]");
+    }
+}

@@ -230,6 +230,24 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// What a `for` loop runs over.
+#[derive(Debug, Clone)]
+pub enum ForOver {
+    /// `start..end` with constant bounds (`end` exclusive); from the last value down for
+    /// `(start..end).rev()`.
+    Range {
+        /// First value.
+        start: u128,
+        /// One past the last value.
+        end: u128,
+        /// Counting down.
+        rev: bool,
+    },
+    /// The elements of an array literal (`[a, b, c]`) or of a constant array, evaluated once,
+    /// in order, before the first iteration.
+    Elements(Vec<Expr>),
+}
+
 /// The kinds of expression.
 #[derive(Debug, Clone)]
 pub enum ExprKind {
@@ -300,6 +318,15 @@ pub enum ExprKind {
         /// Its operands.
         args: Vec<Expr>,
     },
+    /// `TABLE[i]` of a constant array: a lookup table; `i` is known to be inside it.
+    Lookup {
+        /// The array's name.
+        name: String,
+        /// Its elements, zero-extended.
+        values: Vec<u128>,
+        /// The index (`usize`).
+        index: Box<Expr>,
+    },
     /// `pkt.window()[i]` / `pkt.window_mut()[i]` with a constant `i` (see the subset's rules).
     WindowByte(u64),
     /// `&self.field` / `&mut self.field`: an alias of a state element, bound by a `let`.
@@ -334,14 +361,12 @@ pub enum ExprKind {
         /// The arms, in order.
         arms: Vec<Arm>,
     },
-    /// `for var in start..end { body }` with constant bounds (`end` exclusive).
+    /// `for var in … { body }`, unrolled: over a constant range or an array's elements.
     For {
         /// The loop variable (`None` for `_`).
         var: Option<LocalId>,
-        /// First value.
-        start: u128,
-        /// One past the last value.
-        end: u128,
+        /// What it runs over.
+        over: ForOver,
         /// The body.
         body: Block,
     },

@@ -12,7 +12,7 @@ use super::error::Error;
 use super::library::{arbitrary_stand_in, view_of, Method, Sig, CHECKSUM_ON_SLICES};
 use proc_macro2::Span;
 use quote::ToTokens;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 
@@ -56,6 +56,9 @@ pub(crate) struct FnChecker<'c, 'a> {
     receiver: Option<bool>,
     loops: u32,
     calls: Vec<(usize, Span)>,
+    /// The largest value of a loop variable over a range, so an index by it into a constant
+    /// array is known to stay inside.
+    maxima: HashMap<LocalId, u128>,
 }
 
 fn mk(kind: ExprKind, ty: Ty, span: Span) -> Expr {
@@ -64,6 +67,15 @@ fn mk(kind: ExprKind, ty: Ty, span: Span) -> Expr {
 
 fn is_self(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
+}
+
+/// `e` without its parentheses.
+fn strip_parens(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip_parens(&p.expr),
+        syn::Expr::Group(g) => strip_parens(&g.expr),
+        other => other,
+    }
 }
 
 /// `self.NAME` → `NAME`.
@@ -196,6 +208,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             receiver,
             loops: 0,
             calls: Vec::new(),
+            maxima: HashMap::new(),
         }
     }
 
@@ -865,6 +878,16 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 }
                 _ => {}
             }
+            if self.cx.is_const_array(name) {
+                self.error(
+                    p,
+                    format!(
+                        "a constant array is read an element at a time: index it (`{name}[i]`) or loop over it \
+                         (`for x in {name}`)"
+                    ),
+                );
+                return Self::bad(span);
+            }
             if self.cx.items.consts.contains_key(name) || self.cx.items.statics.contains_key(name) {
                 return match self.cx.module_const(name, p) {
                     Some((ty, value)) => mk(ExprKind::Const { name: name.clone(), value }, ty, span),
@@ -1201,38 +1224,19 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         if let Some(label) = &f.label {
             self.error(label, "loop labels are not in the subset; `break` leaves the innermost loop");
         }
-        let syn::Expr::Range(range) = &*f.expr else {
-            self.error(
-                &f.expr,
-                "a `for` loop in hardware runs over a constant range (`for i in 0..N`); iterators and collections are \
-                 not in the subset",
-            );
+        let Some((over, ty, max)) = self.for_over(&f.expr, span) else {
             return Self::bad(span);
         };
-        let (Some(start), Some(end)) = (&range.start, &range.end) else {
-            self.error(range, "a `for` loop needs both bounds: `for i in 0..N`");
-            return Self::bad(span);
-        };
-        let start_e = self.expr(start);
-        let end_e = self.expr(end);
-        let ty = self.unify(&start_e.ty, &end_e.ty, end_e.span);
-        let mut bounds = [0u128; 2];
-        for (i, (e, node)) in [(&start_e, start), (&end_e, end)].into_iter().enumerate() {
-            match fold(e) {
-                Some(v) => bounds[i] = v,
-                None => self.error(
-                    node,
-                    "the bounds of a `for` loop must be constants (literals or `const`s), so the loop can be unrolled or \
-                     counted in hardware; loop to the largest possible bound and `break` early",
-                ),
-            }
-        }
-        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
-        let end_v = if inclusive { bounds[1].wrapping_add(1) } else { bounds[1] };
         self.push_scope();
         let var = match &*f.pat {
             syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                Some(self.declare(&p.ident.to_string(), ty.clone(), p.mutability.is_some(), p.ident.span()))
+                let id = self.declare(&p.ident.to_string(), ty.clone(), p.mutability.is_some(), p.ident.span());
+                if p.mutability.is_none() {
+                    if let Some(max) = max {
+                        self.maxima.insert(id, max);
+                    }
+                }
+                Some(id)
             }
             syn::Pat::Wild(_) => {
                 // An unused counter: its width is not observable.
@@ -1253,7 +1257,74 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         if !matches!(self.resolve(&body.ty), Ty::Never | Ty::Error) {
             self.unify(&Ty::unit(), &body.ty, body.span);
         }
-        mk(ExprKind::For { var, start: bounds[0], end: end_v, body }, Ty::unit(), span)
+        mk(ExprKind::For { var, over, body }, Ty::unit(), span)
+    }
+
+    /// What a `for` loop runs over: a constant range (`a..b`, `a..=b`, either `.rev()`), an
+    /// array literal or a constant array; with the loop variable's type and, for a range, its
+    /// largest value.
+    fn for_over(&mut self, e: &syn::Expr, span: Span) -> Option<(ForOver, Ty, Option<u128>)> {
+        const HELP: &str = "a `for` loop in hardware runs over a constant range (`for i in 0..N`, `(0..N).rev()`), \
+                            an array literal (`for x in [a, b, c]`) or a constant array; other iterators and \
+                            collections are not in the subset";
+        let (range, rev) = match e {
+            syn::Expr::Range(r) => (r, false),
+            syn::Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => match strip_parens(&m.receiver) {
+                syn::Expr::Range(r) => (r, true),
+                _ => {
+                    self.error(e, HELP);
+                    return None;
+                }
+            },
+            syn::Expr::Array(a) => {
+                let elements: Vec<Expr> = a.elems.iter().map(|x| self.expr(x)).collect();
+                let ty = self.fresh(false, None);
+                for x in &elements {
+                    self.unify(&ty, &x.ty, x.span);
+                }
+                if elements.is_empty() {
+                    self.error(a, "a `for` loop over an empty array does nothing; remove it");
+                    return None;
+                }
+                return Some((ForOver::Elements(elements), ty, None));
+            }
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let name = p.path.get_ident().expect("one segment").to_string();
+                if !self.cx.is_const_array(&name) {
+                    self.error(e, HELP);
+                    return None;
+                }
+                let (ty, values) = self.cx.module_const_array(&name, p)?;
+                let elements = values.into_iter().map(|v| mk(ExprKind::Const { name: name.clone(), value: v }, ty.clone(), span)).collect();
+                return Some((ForOver::Elements(elements), ty, None));
+            }
+            _ => {
+                self.error(e, HELP);
+                return None;
+            }
+        };
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            self.error(range, "a `for` loop needs both bounds: `for i in 0..N`");
+            return None;
+        };
+        let start_e = self.expr(start);
+        let end_e = self.expr(end);
+        let ty = self.unify(&start_e.ty, &end_e.ty, end_e.span);
+        let mut bounds = [0u128; 2];
+        for (i, (e, node)) in [(&start_e, start), (&end_e, end)].into_iter().enumerate() {
+            match fold(e) {
+                Some(v) => bounds[i] = v,
+                None => self.error(
+                    node,
+                    "the bounds of a `for` loop must be constants (literals or `const`s), so the loop can be unrolled or \
+                     counted in hardware; loop to the largest possible bound and `break` early",
+                ),
+            }
+        }
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let end_v = if inclusive { bounds[1].wrapping_add(1) } else { bounds[1] };
+        let max = (end_v > bounds[0]).then(|| end_v - 1);
+        Some((ForOver::Range { start: bounds[0], end: end_v, rev }, ty, max))
     }
 
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
@@ -1417,9 +1488,79 @@ impl<'c, 'a> FnChecker<'c, 'a> {
 
     fn index(&mut self, i: &syn::ExprIndex) -> Expr {
         let span = i.span();
+        if let syn::Expr::Path(p) = strip_parens(&i.expr) {
+            if let Some(name) = p.path.get_ident().map(|x| x.to_string()).filter(|n| self.cx.is_const_array(n)) {
+                return self.table_lookup(&name, p, &i.index, span);
+            }
+        }
         match self.window_index(i) {
             Some((at, _)) => mk(ExprKind::WindowByte(at), Ty::uint(8), span),
             None => Self::bad(span),
+        }
+    }
+
+    /// `NAME[index]` of a constant array: the index must provably stay inside it, since the
+    /// CPU panics past the end and hardware cannot.
+    fn table_lookup(&mut self, name: &str, at: &syn::ExprPath, index: &syn::Expr, span: Span) -> Expr {
+        let idx = self.expr(index);
+        self.unify(&Ty::USIZE, &idx.ty, idx.span);
+        let Some((ty, values)) = self.cx.module_const_array(name, at) else {
+            return Self::bad(span);
+        };
+        let len = values.len() as u128;
+        match self.largest(&idx) {
+            Some(max) if max < len => {}
+            largest => {
+                let can = match largest {
+                    Some(m) => format!("can be up to {m}"),
+                    None => "is not known to be small enough".to_string(),
+                };
+                self.error(
+                    index,
+                    format!(
+                        "this index {can}, past the end of `{name}` ({len} elements): that panics on the CPU, and \
+                         hardware cannot panic; keep it inside, e.g. `{name}[i % {len}]`{}, or loop over the array \
+                         (`for x in {name}`)",
+                        if len.is_power_of_two() { format!(" or `{name}[i & {}]`", len - 1) } else { String::new() }
+                    ),
+                );
+                return Self::bad(span);
+            }
+        }
+        mk(ExprKind::Lookup { name: name.to_string(), values, index: Box::new(idx) }, ty, span)
+    }
+
+    /// The largest value `e` can have, when the checker can bound it: constants, loop
+    /// variables over a range, a mask, a remainder or a shift by a constant, and the type.
+    fn largest(&self, e: &Expr) -> Option<u128> {
+        if let Some(v) = fold(e) {
+            return Some(v);
+        }
+        let of_type = match self.resolve(&e.ty) {
+            Ty::Int(i) if !i.signed => Some(if i.bits >= 128 { u128::MAX } else { (1u128 << i.bits) - 1 }),
+            Ty::Bool => Some(1),
+            _ => None,
+        };
+        let found = match &e.kind {
+            ExprKind::Local(id) => self.maxima.get(id).copied(),
+            ExprKind::Cast(inner) => match self.resolve(&inner.ty) {
+                Ty::Int(i) if !i.signed => self.largest(inner),
+                Ty::Bool => Some(1),
+                _ => None,
+            },
+            ExprKind::Binary { op: BinOp::BitAnd, lhs, rhs } => match (self.largest(lhs), self.largest(rhs)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            ExprKind::Binary { op: BinOp::Rem, rhs, .. } => fold(rhs).filter(|&d| d > 0).map(|d| d - 1),
+            ExprKind::Binary { op: BinOp::Shr, lhs, rhs } => {
+                fold(rhs).zip(self.largest(lhs)).map(|(k, m)| if k >= 128 { 0 } else { m >> k })
+            }
+            _ => None,
+        };
+        match (found, of_type) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -2275,7 +2416,9 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             | ExprKind::Break
             | ExprKind::Continue => {}
             ExprKind::Field { base, .. } => self.zonk_expr(base),
-            ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) => self.zonk_expr(arg),
+            ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) | ExprKind::Lookup { index: arg, .. } => {
+                self.zonk_expr(arg)
+            }
             ExprKind::Binary { lhs, rhs, .. } => {
                 self.zonk_expr(lhs);
                 self.zonk_expr(rhs);
@@ -2306,7 +2449,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     self.zonk_expr(&mut arm.body);
                 }
             }
-            ExprKind::For { body, .. } | ExprKind::Block(body) => self.zonk_block(body),
+            ExprKind::For { over, body, .. } => {
+                if let ForOver::Elements(v) = over {
+                    for x in v {
+                        self.zonk_expr(x);
+                    }
+                }
+                self.zonk_block(body);
+            }
+            ExprKind::Block(body) => self.zonk_block(body),
             ExprKind::Return(v) => {
                 if let Some(x) = v {
                     self.zonk_expr(x);

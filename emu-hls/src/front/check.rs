@@ -78,6 +78,7 @@ pub(crate) struct Cx<'a> {
     /// nothing more, so one bad type is one error.
     pub refused_fields: HashSet<String>,
     consts: HashMap<String, Option<(Ty, u128)>>,
+    const_arrays: HashMap<String, Option<(Ty, Vec<u128>)>>,
     evaluating: Vec<String>,
     pub consts_used: Vec<Const>,
     enums: HashMap<String, Option<EnumDef>>,
@@ -208,6 +209,7 @@ pub(crate) fn check_items(
         state: State { name: state_name.clone(), fields: Vec::new() },
         refused_fields: HashSet::new(),
         consts: HashMap::new(),
+        const_arrays: HashMap::new(),
         evaluating: Vec::new(),
         consts_used: Vec::new(),
         enums: HashMap::new(),
@@ -359,7 +361,7 @@ fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
         | ExprKind::Break
         | ExprKind::Continue => {}
         ExprKind::Field { base, .. } => walk_expr(base, f),
-        ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) => walk_expr(arg, f),
+        ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) | ExprKind::Lookup { index: arg, .. } => walk_expr(arg, f),
         ExprKind::Binary { lhs, rhs, .. } => {
             walk_expr(lhs, f);
             walk_expr(rhs, f);
@@ -389,7 +391,15 @@ fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
                 walk_expr(&arm.body, f);
             }
         }
-        ExprKind::For { body, .. } | ExprKind::Block(body) => walk_block(body, f),
+        ExprKind::For { over, body, .. } => {
+            if let ForOver::Elements(v) = over {
+                for x in v {
+                    walk_expr(x, f);
+                }
+            }
+            walk_block(body, f);
+        }
+        ExprKind::Block(body) => walk_block(body, f),
         ExprKind::Return(v) => {
             if let Some(x) = v {
                 walk_expr(x, f);
@@ -918,6 +928,77 @@ impl<'a> Cx<'a> {
         }
         self.error(whole, "a header view is written `Header<&[u8]>` or `Header<&mut [u8]>`");
         Ty::Error
+    }
+
+    /// Whether the module's `const` `name` is an array (`const PORTS: [u8; 3] = [1, 2, 3];`).
+    pub(crate) fn is_const_array(&self, name: &str) -> bool {
+        self.items.consts.get(name).is_some_and(|c| matches!(&*c.ty, syn::Type::Array(_)))
+    }
+
+    /// The element type and values of the module's constant array `name`, evaluated once.
+    pub(crate) fn module_const_array(&mut self, name: &str, at: &dyn ToTokens) -> Option<(Ty, Vec<u128>)> {
+        if let Some(v) = self.const_arrays.get(name) {
+            return v.clone();
+        }
+        let item = self.items.consts.get(name).copied()?;
+        let syn::Type::Array(array) = &*item.ty else { return None };
+        if self.evaluating.iter().any(|n| n == name) {
+            self.error(at, format!("the constant `{name}` is defined in terms of itself"));
+            return None;
+        }
+        self.evaluating.push(name.to_string());
+        let result = self.const_array_value(name, array, &item.expr);
+        self.evaluating.pop();
+        self.const_arrays.insert(name.to_string(), result.clone());
+        result
+    }
+
+    fn const_array_value(&mut self, name: &str, array: &syn::TypeArray, e: &syn::Expr) -> Option<(Ty, Vec<u128>)> {
+        let ty = self.resolve_type(&array.elem, TypeCtx::Value);
+        if ty == Ty::Error {
+            return None;
+        }
+        if !ty.is_value() {
+            self.error(
+                &array.elem,
+                format!("the elements of the constant array `{name}` must be fixed-width values, not `{ty}`"),
+            );
+            return None;
+        }
+        let len = self.eval_const(&array.len)?;
+        let values: Vec<u128> = match e {
+            syn::Expr::Array(a) => {
+                let values: Vec<u128> = a.elems.iter().filter_map(|x| self.eval_const(x)).collect();
+                if values.len() < a.elems.len() {
+                    return None;
+                }
+                values
+            }
+            syn::Expr::Repeat(r) => {
+                let v = self.eval_const(&r.expr)?;
+                vec![v; self.eval_const(&r.len)?.min(1 << 16) as usize]
+            }
+            other => {
+                self.error(
+                    other,
+                    format!("write the constant array `{name}` as a literal: `[1, 2, 3]` or `[0; {len}]`"),
+                );
+                return None;
+            }
+        };
+        if values.len() as u128 != len {
+            self.error(e, format!("`{name}` is declared with {len} elements but has {}", values.len()));
+            return None;
+        }
+        if values.is_empty() || len > 4096 {
+            self.error(
+                &array.len,
+                format!("a constant array in hardware has 1 to 4096 elements (a lookup table); `{name}` has {len}"),
+            );
+            return None;
+        }
+        let values = values.into_iter().map(|v| truncate(v, &ty)).collect();
+        Some((ty, values))
     }
 
     /// The value and type of the module's `const` `name`, evaluated once; `at` is the use.

@@ -27,7 +27,7 @@
 //! [`LowerError`] with the construct's span — never a panic.
 
 use crate::front::ast::{
-    Arm, BinOp, Block as AstBlock, Element, ElementKind, Expr, ExprKind, FieldKind, Func, LibOp, LocalId, Pat, PatKind,
+    Arm, BinOp, Block as AstBlock, Element, ElementKind, Expr, ExprKind, FieldKind, ForOver, Func, LibOp, LocalId, Pat, PatKind,
     Place, Stmt, Ty, UnOp, Variant,
 };
 use crate::front::Nf;
@@ -1038,6 +1038,17 @@ impl<'a> Lower<'a> {
                 Val::Scalar(self.iconst(w, *v))
             }
             ExprKind::Bool(t) => Val::Scalar(self.b.bool_const(*t)),
+            ExprKind::Lookup { values, index, .. } => {
+                let w = self.width(&e.ty, span)?;
+                if let Some(i) = const_of(index) {
+                    let v = values.get(i as usize).copied().ok_or_else(|| {
+                        LowerError::new(span, "internal: a constant index past a constant array's end")
+                    })?;
+                    return Ok(Val::Scalar(self.iconst(w, v)));
+                }
+                let Some(i) = self.sexpr(index)? else { return Ok(Val::Never) };
+                Val::Scalar(self.table(values, i, w))
+            }
             ExprKind::Local(id) => self.local(*id, span)?,
             ExprKind::SelfField(name) => {
                 let s = self.state(name, span)?;
@@ -1134,7 +1145,7 @@ impl<'a> Lower<'a> {
                 self.assign(place, *op, v, value, span)?;
                 Val::unit()
             }
-            ExprKind::For { var, start, end, body } => self.lower_for(*var, *start, *end, body, span)?,
+            ExprKind::For { var, over, body } => self.lower_for(*var, over, body, span)?,
             ExprKind::Break | ExprKind::Continue => {
                 let is_break = matches!(e.kind, ExprKind::Break);
                 let Some(cx) = self.frame().loops.last_mut() else {
@@ -1166,28 +1177,56 @@ impl<'a> Lower<'a> {
         })
     }
 
-    fn lower_for(&mut self, var: Option<LocalId>, start: u128, end: u128, body: &AstBlock, span: Span) -> R<Val> {
-        if end.saturating_sub(start) > 1024 {
+    fn lower_for(&mut self, var: Option<LocalId>, over: &ForOver, body: &AstBlock, span: Span) -> R<Val> {
+        let trips = match over {
+            ForOver::Range { start, end, .. } => end.saturating_sub(*start),
+            ForOver::Elements(v) => v.len() as u128,
+        };
+        if trips > 1024 {
             return Err(LowerError::new(
                 span,
                 format!(
-                    "this `for` loop runs {} times; the hardware unrolls a loop into a copy of its body per \
+                    "this `for` loop runs {trips} times; the hardware unrolls a loop into a copy of its body per \
                      iteration, at most 1024: loop over less (a constant bound, `break` when done), or keep \
-                     the rest of the work for later packets",
-                    end - start
+                     the rest of the work for later packets"
                 ),
             ));
         }
+        // The values the variable takes, in order; an array's elements are evaluated first.
+        let values: Vec<Val> = match over {
+            ForOver::Range { start, end, rev } => {
+                let w = match var {
+                    Some(id) => {
+                        let ty = self.func().locals[id.0 as usize].ty.clone();
+                        self.width(&ty, span)?
+                    }
+                    None => 1,
+                };
+                let mut v = Vec::with_capacity(trips as usize);
+                for k in 0..trips {
+                    let i = if *rev { end - 1 - k } else { start + k };
+                    v.push(if var.is_some() { Val::Scalar(self.iconst(w, i)) } else { Val::unit() });
+                }
+                v
+            }
+            ForOver::Elements(elements) => {
+                let mut v = Vec::with_capacity(elements.len());
+                for e in elements {
+                    let x = self.expr(e)?;
+                    if matches!(x, Val::Never) {
+                        return Ok(Val::Never);
+                    }
+                    v.push(x);
+                }
+                v
+            }
+        };
         let exit_of = |l: &mut Self| l.frame().loops.pop().and_then(|c| c.exit);
-        let mut i = start;
         let mut exit = None;
-        while i < end {
+        for value in values {
             self.frame().loops.push(LoopCx { next: None, exit });
             if let Some(id) = var {
-                let ty = self.func().locals[id.0 as usize].ty.clone();
-                let w = self.width(&ty, span)?;
-                let c = self.iconst(w, i);
-                self.bind_local(id, Val::Scalar(c), span)?;
+                self.bind_local(id, value, span)?;
             }
             self.block(body, &Dest::Value)?;
             if !self.b.is_terminated() {
@@ -1211,7 +1250,6 @@ impl<'a> Lower<'a> {
                 }
                 None => break,
             }
-            i += 1;
         }
         if let Some(x) = exit {
             if !self.b.is_terminated() {
@@ -1268,6 +1306,20 @@ impl<'a> Lower<'a> {
                 Ok(())
             }
         }
+    }
+
+    /// Element `index` of a table of constants, `w` bits each: a tree of selects over the
+    /// index's bits (the front end proved it is inside the table, so higher bits are 0).
+    fn table(&mut self, values: &[u128], index: Value, w: u16) -> Value {
+        let bits = (values.len().max(2) - 1).ilog2() as u16 + 1;
+        let mut level: Vec<Value> = (0..1usize << bits)
+            .map(|k| self.iconst(w, values.get(k).copied().unwrap_or(values[values.len() - 1])))
+            .collect();
+        for b in 0..bits {
+            let sel = self.b.bit(index, b);
+            level = level.chunks(2).map(|pair| self.b.select(sel, pair[1], pair[0])).collect();
+        }
+        level[0]
     }
 
     /// `x op y` wrapped to the operands' width, and whether the exact result is outside the
