@@ -181,7 +181,8 @@ fn checked_and_overflowing_arithmetic_agree_on_all_four_tiers() {
 }
 
 /// Lookup tables and loops over fixed lists: a constant array indexed by a loop variable and by
-/// a masked value, `for` over a constant array and over an array literal, `(a..b).rev()`.
+/// a masked value, `for` over a constant array and over an array literal, `(a..b).rev()`; and
+/// integers from packet bytes with `from_be_bytes` / `from_le_bytes`.
 #[emu::nf(ports = 4, window = 64)]
 pub mod tables {
     use emu::prelude::*;
@@ -231,6 +232,10 @@ pub mod tables {
                 }
             }
             pkt.set_byte(26, last);
+            let word = u32::from_be_bytes([pkt.byte(14), pkt.byte(15), pkt.byte(16), pkt.byte(17)]);
+            let little = u16::from_le_bytes([pkt.byte(14), pkt.byte(15)]);
+            pkt.set_byte(27, (word >> 16) as u8 ^ (little >> 8) as u8);
+            pkt.set_byte(28, (word % 251) as u8);
             Action::Forward(NEXT_PORT[meta.in_port as usize % 4])
         }
     }
@@ -267,6 +272,10 @@ fn constant_arrays_and_fixed_lists_agree_on_all_four_tiers() {
         assert_eq!(out[24], weights.iter().filter(|&&w| f[16] > w * 30).count() as u8);
         assert_eq!(out[25], f[14].max(f[15]).max(out[21]));
         assert_eq!(out[26], (14..20).rev().find(|&i| f[i] != 0).map_or(0xff, |i| i as u8));
+        let word = u32::from_be_bytes([f[14], f[15], f[16], f[17]]);
+        let little = u16::from_le_bytes([f[14], f[15]]);
+        assert_eq!(out[27], (word >> 16) as u8 ^ (little >> 8) as u8);
+        assert_eq!(out[28], (word % 251) as u8);
         assert_eq!(*dst, 1 << ((port + 1) % 4), "NEXT_PORT[in_port]");
     }
 }

@@ -1764,6 +1764,34 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     }
                 }
             }
+            [ty, name @ ("from_be_bytes" | "from_le_bytes")] if int_type(ty).is_some_and(|t| t.is_primitive()) => {
+                let t = int_type(ty).unwrap();
+                let n = t.bits as usize / 8;
+                let example = (0..n).map(|k| format!("pkt.byte({})", 26 + k)).collect::<Vec<_>>().join(", ");
+                let elems = match c.args.iter().collect::<Vec<_>>()[..] {
+                    [syn::Expr::Array(a)] if a.elems.len() == n => &a.elems,
+                    _ => {
+                        for a in &c.args {
+                            self.expr(a);
+                        }
+                        self.error(
+                            c,
+                            format!("`{ty}::{name}` takes an array literal of {n} bytes: `{ty}::{name}([{example}])`"),
+                        );
+                        return Self::bad(span);
+                    }
+                };
+                let args: Vec<Expr> = elems
+                    .iter()
+                    .map(|x| {
+                        let b = self.expr(x);
+                        self.unify(&Ty::uint(8), &b.ty, b.span);
+                        b
+                    })
+                    .collect();
+                let name = if name == "from_be_bytes" { "from_be_bytes" } else { "from_le_bytes" };
+                mk(ExprKind::Lib { op: LibOp::Assoc { ty: ty.to_string(), name }, args }, Ty::Int(t), span)
+            }
             [ty, "masked_new"] if int_type(ty).is_some() => {
                 let t = int_type(ty).unwrap();
                 let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();

@@ -1824,6 +1824,14 @@ impl<'a> Lower<'a> {
                     let w = self.width(&e.ty, span)?;
                     Val::Scalar(self.iconst(w, 0))
                 }
+                (_, "from_be_bytes" | "from_le_bytes") => {
+                    let mut bytes = (0..args.len()).map(sc).collect::<R<Vec<Value>>>()?;
+                    if *name == "from_le_bytes" {
+                        bytes.reverse();
+                    }
+                    let first = bytes[0];
+                    Val::Scalar(bytes[1..].iter().fold(first, |acc, &b| self.b.concat(acc, b)))
+                }
                 (_, "new") | (_, "masked_new") => {
                     let w = self.width(&e.ty, span)?;
                     Val::Scalar(self.b.resize(sc(0)?, w))
