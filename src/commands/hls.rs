@@ -70,7 +70,8 @@ pub(crate) fn run(
         println!("  with the debug unit: register port dbg_* (its map: docs/debug-protocol.md, \"The hardware unit\")");
     }
     println!(
-        "  cycles per packet, 64-byte frames: {cycles} ({paths} path{} through the NF; report.md has {})",
+        "  cycles per packet, 64-byte frames: {cycles} ({} path{} through the NF; report.md has {})",
+        report::count(paths),
         if paths == 1 { "" } else { "s" },
         if paths <= report::PATHS_LISTED { "each" } else { "them by verdict" }
     );

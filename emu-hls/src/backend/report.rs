@@ -152,7 +152,11 @@ pub fn report_at(design: &Design, clock_mhz: f64) -> String {
             );
         }
     } else {
-        let _ = writeln!(r, "{total} paths through the NF: by verdict, the fewest and the most cycles on them.");
+        let _ = writeln!(
+            r,
+            "{} paths through the NF: by verdict, the fewest and the most cycles on them.",
+            count(total)
+        );
         let _ = writeln!(r);
         let _ = writeln!(
             r,
@@ -173,7 +177,7 @@ pub fn report_at(design: &Design, clock_mhz: f64) -> String {
                 r,
                 "| {} | {} | {}{sum} | {} | {} | {} | {} |",
                 v.verdict,
-                v.paths,
+                count(v.paths),
                 if v.min_states == v.max_states {
                     format!("{}", v.min_states)
                 } else {
@@ -297,5 +301,15 @@ fn element_bits(k: &StateKind) -> (&'static str, String, usize) {
         StateKind::Queue { ty, size } => {
             ("queue (block RAM)", format!("{} × {size}", ty.width()), ty.width() as usize * *size as usize)
         }
+    }
+}
+
+/// A path count as a reader takes it: counts saturate at `u128::MAX`, which is "more than
+/// 10^38", not a 39-digit number.
+pub fn count(paths: u128) -> String {
+    if paths == u128::MAX {
+        "more than 10^38".to_string()
+    } else {
+        paths.to_string()
     }
 }
