@@ -279,3 +279,82 @@ fn constant_arrays_and_fixed_lists_agree_on_all_four_tiers() {
         assert_eq!(*dst, 1 << ((port + 1) % 4), "NEXT_PORT[in_port]");
     }
 }
+
+/// Tuples as state: a flow table keyed by (source address, UDP source port) whose value is a
+/// (count, last TTL) pair, and a register holding a pair.
+#[emu::nf(ports = 2, window = 64)]
+pub mod tuples {
+    use emu::prelude::*;
+
+    #[derive(Debug, Default)]
+    pub struct Tuples {
+        pub flows: HashTable<(Ipv4Addr, u16), (u16, u8), 64, 4>,
+        pub last: Register<(u8, bool)>,
+    }
+
+    impl NetworkFunction for Tuples {
+        fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+            let key = (pkt.ipv4().src(), pkt.udp_at(34).src_port());
+            let (count, _) = self.flows.get(key).unwrap_or((0, 0));
+            let ttl = pkt.ipv4().ttl();
+            if let Some(((ip, port), (n, t))) = self.flows.insert(key, (count + 1, ttl)) {
+                // An evicted flow: its key and value as they were.
+                pkt.set_byte(50, ip.0 as u8);
+                pkt.set_byte(51, port as u8);
+                pkt.set_byte(52, n as u8);
+                pkt.set_byte(53, t);
+            }
+            pkt.set_byte(46, (count >> 8) as u8);
+            pkt.set_byte(47, count as u8);
+            let (frames, odd) = self.last.get();
+            self.last.set((frames.wrapping_add(1), !odd));
+            pkt.set_byte(48, frames);
+            pkt.set_byte(49, odd as u8);
+            Action::Forward(1 - meta.in_port)
+        }
+    }
+}
+
+static TUPLES: NfDescriptor = NfDescriptor {
+    name: "tuples",
+    summary: "tuples as table keys and values",
+    ports: tuples::HLS_PORTS,
+    window: tuples::HLS_WINDOW,
+    params: &[],
+    build: |_| Ok(Box::new(tuples::Tuples::default())),
+    hls_source: Some(tuples::HLS_SOURCE),
+};
+
+#[test]
+fn tuples_as_keys_and_values_agree_on_all_four_tiers() {
+    let mut frames = vec![];
+    for k in 0..400usize {
+        // 41 flows seen again and again, then 100 new ones that evict.
+        let flow = if k < 300 { (k * 7919) % 41 } else { k };
+        let mut f = vec![0u8; 64];
+        f[..6].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
+        f[12..14].copy_from_slice(&[0x08, 0x00]);
+        f[14] = 0x45;
+        f[22] = (k % 64) as u8; // TTL
+        f[23] = 17;
+        f[26..30].copy_from_slice(&[10, 0, (flow / 8) as u8, flow as u8]);
+        f[34..36].copy_from_slice(&(1000 + (flow % 5) as u16).to_be_bytes());
+        f[16..18].copy_from_slice(&50u16.to_be_bytes());
+        emu::wire::ipv4::Header::new_unchecked(&mut f[14..34]).fill_checksum();
+        frames.push((f, (k % 2) as u8));
+    }
+    let tiers = outcomes(&TUPLES, &Config::new(), &["ir", "cycle", "verilator"], &frames);
+    assert_agree(&TUPLES, &frames, &tiers);
+    let (_, cpu) = &tiers[0];
+    let counts: Vec<u16> = cpu
+        .iter()
+        .map(|o| match o {
+            emu_hls::backend::model::Outcome::Sent(_, out) => u16::from_be_bytes([out[46], out[47]]),
+            other => panic!("every frame is forwarded: {other:?}"),
+        })
+        .collect();
+    assert!(counts.iter().any(|&c| c >= 2), "flows are counted across frames");
+    let evicted = cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[52] != 0)).count();
+    assert!(evicted > 0, "141 flows in 64 slots evict some");
+}

@@ -585,12 +585,12 @@ impl<'a> Cx<'a> {
                     let ty = self.resolve_type(t, TypeCtx::Value);
                     if ty == Ty::Error {
                         ok = false;
-                    } else if !ty.is_value() {
+                    } else if !ty.is_value() && !is_value_tuple(&ty) {
                         self.error(
                             t,
                             format!(
                                 "a state element holds fixed-width values (bool, integers, Mac, Ipv4Addr, PortMask, \
-                                 Bytes<N>, fieldless enums), not `{ty}`"
+                                 Bytes<N>, fieldless enums, tuples of these), not `{ty}`"
                             ),
                         );
                         ok = false;
@@ -1362,4 +1362,10 @@ pub(crate) fn heap(what: &str) -> String {
         "heap allocation (`{what}`) is not in the subset: a circuit has no heap; keep the value inline, or in a \
          fixed-size state element"
     )
+}
+
+/// A tuple of 2 to 5 fixed-width values (or such tuples), which a state element holds as one
+/// value: its elements' bits concatenated, the first the most significant (`emu::Bits`).
+fn is_value_tuple(ty: &Ty) -> bool {
+    matches!(ty, Ty::Tuple(v) if (2..=5).contains(&v.len()) && v.iter().all(|t| t.is_value() || is_value_tuple(t)))
 }

@@ -307,6 +307,20 @@ impl<'a> Lower<'a> {
                 Ok((128 - max.leading_zeros()).max(1) as u16)
             }
             Ty::DropReason => Ok(8),
+            // A tuple in a state element: its elements' bits, concatenated.
+            Ty::Tuple(v) if !v.is_empty() => {
+                let mut w = 0u16;
+                for t in v {
+                    w = w.saturating_add(self.width(t, span)?);
+                }
+                if w > crate::ir::MAX_WIDTH {
+                    return Err(LowerError::new(
+                        span,
+                        format!("`{ty}` is {w} bits, more than the {} a value can have in hardware", crate::ir::MAX_WIDTH),
+                    ));
+                }
+                Ok(w)
+            }
             _ => match ty.width() {
                 Some(w) if (1..=crate::ir::MAX_WIDTH as u32).contains(&w) => Ok(w as u16),
                 _ => Err(LowerError::new(span, format!("a value of type `{ty}` has no fixed width in hardware"))),
@@ -1958,9 +1972,70 @@ impl<'a> Lower<'a> {
         ty: &Ty,
         span: Span,
     ) -> R<Val> {
-        // `args` are the method's arguments only (no receiver).
-        let a = |i: usize| scalar(&vals[i], args[i].span);
+        // `args` are the method's arguments only (no receiver). A tuple key or value is one
+        // value to the element, and its results are split back into the tuples `ty` has.
+        let packed: Vec<Val> = vals.iter().map(|v| self.pack(v)).collect();
+        let a = |i: usize| scalar(&packed[i], args[i].span);
         let w = self.width(ty, span).ok();
+        let result = self.state_call_packed(s, element, method, a, w, span)?;
+        self.unpack(result, ty, span)
+    }
+
+    /// A tuple of values as one: the elements' bits concatenated, the first the most
+    /// significant (as `emu::Bits` lays out a tuple); anything else as it is.
+    fn pack(&mut self, v: &Val) -> Val {
+        match v {
+            Val::Tuple(items) if !items.is_empty() => {
+                let parts: Vec<Val> = items.iter().map(|x| self.pack(x)).collect();
+                let scalars: Option<Vec<Value>> =
+                    parts.iter().map(|p| if let Val::Scalar(x) = p { Some(*x) } else { None }).collect();
+                match scalars {
+                    Some(xs) => {
+                        let first = xs[0];
+                        Val::Scalar(xs[1..].iter().fold(first, |acc, &x| self.b.concat(acc, x)))
+                    }
+                    None => v.clone(),
+                }
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// `v` in the shape of `ty`: a value of a tuple type, held as one, split into its elements.
+    fn unpack(&mut self, v: Val, ty: &Ty, span: Span) -> R<Val> {
+        Ok(match (v, ty) {
+            (Val::Scalar(x), Ty::Tuple(types)) if !types.is_empty() => {
+                let widths = types.iter().map(|t| self.width(t, span)).collect::<R<Vec<u16>>>()?;
+                let mut at: u16 = widths.iter().sum();
+                let mut items = Vec::with_capacity(types.len());
+                for (t, w) in types.iter().zip(widths) {
+                    at -= w;
+                    let shifted = self.b.lshr_imm(x, at as u64);
+                    let part = Val::Scalar(self.b.trunc(shifted, w));
+                    items.push(self.unpack(part, t, span)?);
+                }
+                Val::Tuple(items)
+            }
+            (Val::Tuple(items), Ty::Tuple(types)) if items.len() == types.len() => Val::Tuple(
+                items.into_iter().zip(types).map(|(x, t)| self.unpack(x, t, span)).collect::<R<Vec<Val>>>()?,
+            ),
+            (Val::Opt(f, x), Ty::Option(t)) => Val::Opt(f, Box::new(self.unpack(*x, t, span)?)),
+            (Val::Res(f, x, y), Ty::Result(t, e)) => {
+                Val::Res(f, Box::new(self.unpack(*x, t, span)?), Box::new(self.unpack(*y, e, span)?))
+            }
+            (v, _) => v,
+        })
+    }
+
+    fn state_call_packed(
+        &mut self,
+        s: StateId,
+        element: ElementKind,
+        method: &str,
+        a: impl Fn(usize) -> R<Value>,
+        w: Option<u16>,
+        span: Span,
+    ) -> R<Val> {
         Ok(match (element, method) {
             (ElementKind::Counter, "inc") => {
                 self.b.counter_inc(s);

@@ -208,6 +208,67 @@ fn mask(width: usize) -> u128 {
     (1u128 << width) - 1
 }
 
+/// Copies the low `width` bits of the big-endian `src` into the big-endian `out`, at bit
+/// `at` counted from `out`'s least significant bit.
+fn put_bits(out: &mut [u8], src: &[u8], width: usize, at: usize) {
+    let (n, m) = (out.len(), src.len());
+    if at % 8 == 0 && width % 8 == 0 {
+        let (k, b) = (width / 8, at / 8);
+        out[n - b - k..n - b].copy_from_slice(&src[m - k..]);
+        return;
+    }
+    for i in 0..width {
+        let bit = (src[m - 1 - i / 8] >> (i % 8)) & 1;
+        let j = at + i;
+        out[n - 1 - j / 8] |= bit << (j % 8);
+    }
+}
+
+/// The low `width` bits of the big-endian `src`, at bit `at` from its least significant bit,
+/// into the big-endian `out` (zeroed first).
+fn get_bits(src: &[u8], width: usize, at: usize, out: &mut [u8]) {
+    out.fill(0);
+    let (n, m) = (src.len(), out.len());
+    for i in 0..width {
+        let j = at + i;
+        let bit = (src[n - 1 - j / 8] >> (j % 8)) & 1;
+        out[m - 1 - i / 8] |= bit << (i % 8);
+    }
+}
+
+/// A tuple of values is the concatenation of their bits, the first element the most
+/// significant, as the hardware holds it (a 5-tuple key is one 104-bit value).
+macro_rules! impl_tuple {
+    ($(($($t:ident $v:ident),+)),*) => {$(
+        impl<$($t: Bits),+> Bits for ($($t,)+) {
+            const WIDTH: usize = 0 $(+ $t::WIDTH)+;
+            fn write_be(&self, out: &mut [u8]) {
+                let out = &mut out[..Self::BYTES];
+                out.fill(0);
+                let ($($v,)+) = self;
+                let mut at = Self::WIDTH;
+                $(
+                    at -= $t::WIDTH;
+                    let mut tmp = vec![0u8; $t::BYTES];
+                    $v.write_be(&mut tmp);
+                    put_bits(out, &tmp, $t::WIDTH, at);
+                )+
+            }
+            fn read_be(bytes: &[u8]) -> Self {
+                let src = &bytes[..Self::BYTES];
+                let mut at = Self::WIDTH;
+                ($({
+                    at -= $t::WIDTH;
+                    let mut tmp = vec![0u8; $t::BYTES];
+                    get_bits(src, $t::WIDTH, at, &mut tmp);
+                    $t::read_be(&tmp)
+                },)+)
+            }
+        }
+    )*};
+}
+impl_tuple!((A a, B b), (A a, B b, C c), (A a, B b, C c, D d), (A a, B b, C c, D d, E e));
+
 #[cfg(test)]
 mod test {
     use super::*;
@@ -255,5 +316,21 @@ mod test {
         assert_eq!(u13::read_be(&[0xff, 0xff]), u13::new(0x1fff));
         assert_eq!(u4::from_u64_masked(0x35), u4::new(5));
         assert_eq!(<Bytes<32> as Bits>::WIDTH, 256);
+    }
+
+    #[test]
+    fn a_tuple_is_its_elements_bits_concatenated() {
+        use arbitrary_int::u4;
+        let t = (0xabu8, u4::new(0x5), 0x1234u16);
+        assert_eq!(<(u8, u4, u16)>::WIDTH, 28);
+        let mut out = [0u8; 4];
+        t.write_be(&mut out);
+        assert_eq!(out, [0x0a, 0xb5, 0x12, 0x34]);
+        assert_eq!(<(u8, u4, u16)>::read_be(&out), t);
+        let five = (crate::Ipv4Addr(0x0a00_0001), crate::Ipv4Addr(0x0a00_0002), 80u16, 443u16, 6u8);
+        let mut b = [0u8; 13];
+        five.write_be(&mut b);
+        assert_eq!(b, [10, 0, 0, 1, 10, 0, 0, 2, 0, 80, 1, 187, 6]);
+        assert_eq!(<(crate::Ipv4Addr, crate::Ipv4Addr, u16, u16, u8)>::read_be(&b), five);
     }
 }
