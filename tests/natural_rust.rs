@@ -181,8 +181,9 @@ fn checked_and_overflowing_arithmetic_agree_on_all_four_tiers() {
 }
 
 /// Lookup tables and loops over fixed lists: a constant array indexed by a loop variable and by
-/// a masked value, `for` over a constant array and over an array literal, `(a..b).rev()`; and
-/// integers from packet bytes with `from_be_bytes` / `from_le_bytes`.
+/// a masked value, `for` over a constant array and over an array literal, `(a..b).rev()`;
+/// integers from packet bytes with `from_be_bytes` / `from_le_bytes`, and local arrays: bytes of
+/// an integer (`to_be_bytes`), destructured, indexed, looped over.
 #[emu::nf(ports = 4, window = 64)]
 pub mod tables {
     use emu::prelude::*;
@@ -236,6 +237,21 @@ pub mod tables {
             let little = u16::from_le_bytes([pkt.byte(14), pkt.byte(15)]);
             pkt.set_byte(27, (word >> 16) as u8 ^ (little >> 8) as u8);
             pkt.set_byte(28, (word % 251) as u8);
+            let bytes = word.rotate_left(8).to_be_bytes();
+            let [first, second, _, fourth] = bytes;
+            pkt.set_byte(29, first ^ fourth);
+            let mut parity = 0u8;
+            for b in word.to_le_bytes() {
+                parity ^= b;
+            }
+            pkt.set_byte(30, parity);
+            let picks: [u8; 4] = [pkt.byte(14), pkt.byte(15), pkt.byte(16), pkt.byte(17)];
+            pkt.set_byte(31, picks[(pkt.byte(14) & 3) as usize]);
+            let zeros = [0u8; 4];
+            pkt.set_byte(32, zeros[3].wrapping_add(bytes[1]) ^ second);
+            let low = u16::from_be_bytes([bytes[2], bytes[3]]);
+            let again = u32::from_be_bytes(bytes);
+            pkt.set_byte(33, ((again == word.rotate_left(8)) as u8).wrapping_add(low as u8));
             Action::Forward(NEXT_PORT[meta.in_port as usize % 4])
         }
     }
@@ -276,6 +292,12 @@ fn constant_arrays_and_fixed_lists_agree_on_all_four_tiers() {
         let little = u16::from_le_bytes([f[14], f[15]]);
         assert_eq!(out[27], (word >> 16) as u8 ^ (little >> 8) as u8);
         assert_eq!(out[28], (word % 251) as u8);
+        let bytes = word.rotate_left(8).to_be_bytes();
+        assert_eq!(out[29], bytes[0] ^ bytes[3]);
+        assert_eq!(out[30], word.to_le_bytes().iter().fold(0, |p, b| p ^ b));
+        assert_eq!(out[31], f[14 + (f[14] & 3) as usize]);
+        assert_eq!(out[32], 0);
+        assert_eq!(out[33], 1u8.wrapping_add(bytes[3]));
         assert_eq!(*dst, 1 << ((port + 1) % 4), "NEXT_PORT[in_port]");
     }
 }

@@ -246,6 +246,8 @@ pub enum ForOver {
     /// The elements of an array literal (`[a, b, c]`) or of a constant array, evaluated once,
     /// in order, before the first iteration.
     Elements(Vec<Expr>),
+    /// The elements of an array value (a local array, `x.to_be_bytes()`), evaluated once.
+    Array(Box<Expr>),
 }
 
 /// The kinds of expression.
@@ -317,6 +319,22 @@ pub enum ExprKind {
         op: LibOp,
         /// Its operands.
         args: Vec<Expr>,
+    },
+    /// `[a, b, c]`: an array of values.
+    Array(Vec<Expr>),
+    /// `[x; N]`: `x`, evaluated once, `N` times.
+    Repeat {
+        /// The element.
+        value: Box<Expr>,
+        /// How many.
+        count: u32,
+    },
+    /// `a[i]` of a local array; `i` is known to be inside it.
+    Index {
+        /// The array.
+        base: Box<Expr>,
+        /// The index (`usize`).
+        index: Box<Expr>,
     },
     /// `TABLE[i]` of a constant array: a lookup table; `i` is known to be inside it.
     Lookup {
@@ -623,6 +641,8 @@ pub enum Ty {
     Result(Box<Ty>, Box<Ty>),
     /// A tuple; `()` is the empty one.
     Tuple(Vec<Ty>),
+    /// `[T; N]`: a local array (a literal, `x.to_be_bytes()`); not storable in state.
+    Array(Box<Ty>, u32),
     /// The packet (`pkt: &mut Packet`).
     Packet {
         /// `&mut Packet`.
@@ -771,6 +791,7 @@ impl fmt::Display for Ty {
                 }
                 f.write_str(")")
             }
+            Ty::Array(t, n) => write!(f, "[{t}; {n}]"),
             Ty::Packet { mutable: true } => f.write_str("&mut Packet"),
             Ty::Packet { mutable: false } => f.write_str("&Packet"),
             Ty::Meta => f.write_str("&Meta"),

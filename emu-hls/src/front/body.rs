@@ -69,6 +69,9 @@ fn is_self(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
 
+/// The most elements a local or constant array may have.
+const MAX_ARRAY: u32 = 4096;
+
 /// `e` without its parentheses.
 fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     match e {
@@ -173,6 +176,7 @@ fn subst(t: &Ty, params: &[Ty], stand_in: Option<(u16, u16)>) -> Ty {
         Ty::Option(x) => Ty::Option(Box::new(subst(x, params, stand_in))),
         Ty::Result(a, b) => Ty::Result(Box::new(subst(a, params, stand_in)), Box::new(subst(b, params, stand_in))),
         Ty::Tuple(v) => Ty::Tuple(v.iter().map(|x| subst(x, params, stand_in)).collect()),
+        Ty::Array(x, n) => Ty::Array(Box::new(subst(x, params, stand_in)), *n),
         other => other.clone(),
     }
 }
@@ -304,6 +308,10 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 let (xs, ys) = (xs.clone(), ys.clone());
                 Ty::Tuple(xs.iter().zip(&ys).map(|(x, y)| self.unify(x, y, span)).collect())
             }
+            (Ty::Array(x, n), Ty::Array(y, m)) if n == m => {
+                let (x, y, n) = (x.clone(), y.clone(), *n);
+                Ty::Array(Box::new(self.unify(&x, &y, span)), n)
+            }
             // `&mut Packet` passes where `&Packet` is wanted; rustc checks the rest.
             (Ty::Packet { .. }, Ty::Packet { .. }) => a,
             _ if a == b => a,
@@ -365,6 +373,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             Ty::Option(x) => Ty::Option(Box::new(self.zonk(&x))),
             Ty::Result(a, b) => Ty::Result(Box::new(self.zonk(&a)), Box::new(self.zonk(&b))),
             Ty::Tuple(v) => Ty::Tuple(v.iter().map(|x| self.zonk(x)).collect()),
+            Ty::Array(t, n) => Ty::Array(Box::new(self.zonk(&t)), n),
             other => other,
         }
     }
@@ -702,13 +711,28 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 self.error(r, "ranges are values only as the bounds of a `for` loop (`for i in 0..N`)");
                 Self::bad(span)
             }
-            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
-                self.error(
-                    e,
-                    "arrays are not in the subset yet; keep indexed data in an `Array<T, N>` state element, or use \
-                     separate values",
-                );
-                Self::bad(span)
+            syn::Expr::Array(a) => {
+                let elems: Vec<Expr> = a.elems.iter().map(|x| self.expr(x)).collect();
+                let ty = self.fresh(false, None);
+                for x in &elems {
+                    self.unify(&ty, &x.ty, x.span);
+                }
+                let n = elems.len() as u32;
+                if n == 0 || n > MAX_ARRAY {
+                    self.error(a, format!("an array in hardware has 1 to {MAX_ARRAY} elements"));
+                    return Self::bad(span);
+                }
+                mk(ExprKind::Array(elems), Ty::Array(Box::new(ty), n), span)
+            }
+            syn::Expr::Repeat(r) => {
+                let value = self.expr(&r.expr);
+                let Some(count) = self.cx.eval_const(&r.len) else { return Self::bad(span) };
+                if count == 0 || count > MAX_ARRAY as u128 {
+                    self.error(&r.len, format!("an array in hardware has 1 to {MAX_ARRAY} elements"));
+                    return Self::bad(span);
+                }
+                let ty = Ty::Array(Box::new(value.ty.clone()), count as u32);
+                mk(ExprKind::Repeat { value: Box::new(value), count: count as u32 }, ty, span)
             }
             syn::Expr::Struct(s) => {
                 self.error(
@@ -1288,15 +1312,24 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 }
                 return Some((ForOver::Elements(elements), ty, None));
             }
-            syn::Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+            syn::Expr::Path(p)
+                if p.qself.is_none() && p.path.get_ident().is_some_and(|n| self.cx.is_const_array(&n.to_string())) =>
+            {
                 let name = p.path.get_ident().expect("one segment").to_string();
-                if !self.cx.is_const_array(&name) {
-                    self.error(e, HELP);
-                    return None;
-                }
                 let (ty, values) = self.cx.module_const_array(&name, p)?;
                 let elements = values.into_iter().map(|v| mk(ExprKind::Const { name: name.clone(), value: v }, ty.clone(), span)).collect();
                 return Some((ForOver::Elements(elements), ty, None));
+            }
+            syn::Expr::Path(_) | syn::Expr::MethodCall(_) | syn::Expr::Call(_) => {
+                let value = self.expr(e);
+                return match self.resolve(&value.ty) {
+                    Ty::Array(elem, _) => Some((ForOver::Array(Box::new(value)), *elem, None)),
+                    Ty::Error => None,
+                    _ => {
+                        self.error(e, HELP);
+                        None
+                    }
+                };
             }
             _ => {
                 self.error(e, HELP);
@@ -1438,6 +1471,15 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 m.method == "window_mut"
             }
             other if self_field(other).is_some_and(|f| self.cx.refused_fields.contains(&f)) => return None,
+            syn::Expr::Path(p) if p.path.get_ident().is_some_and(|n| self.lookup(&n.to_string()).is_some()) => {
+                self.error(
+                    i,
+                    "an element of an array is not assigned in the subset (arrays are values); build a new array \
+                     (`let a = [x, a[1]];`), or keep the data in an `Array<T, N>` state element",
+                );
+                let _ = self.expr(&i.index);
+                return None;
+            }
             other => {
                 self.error(
                     other,
@@ -1493,6 +1535,34 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 return self.table_lookup(&name, p, &i.index, span);
             }
         }
+        let window = matches!(strip_parens(&i.expr),
+            syn::Expr::MethodCall(m) if m.method == "window" || m.method == "window_mut");
+        if !window && self_field(&i.expr).is_none() {
+            let base = self.expr(&i.expr);
+            let index = self.expr(&i.index);
+            self.unify(&Ty::USIZE, &index.ty, index.span);
+            return match self.resolve(&base.ty) {
+                Ty::Array(elem, n) => {
+                    let what = i.expr.to_token_stream().to_string();
+                    if !self.index_inside(&index, &i.index, &what, n as u128) {
+                        return Self::bad(span);
+                    }
+                    mk(ExprKind::Index { base: Box::new(base), index: Box::new(index) }, *elem, span)
+                }
+                Ty::Error => Self::bad(span),
+                other => {
+                    self.error(
+                        &i.expr,
+                        format!(
+                            "a `{other}` cannot be indexed; indexing is for arrays, constant arrays and the packet's \
+                             window at a constant position (`pkt.window()[3]`); read bytes with `pkt.byte(i)`, indexed \
+                             state with `Array<T, N>`"
+                        ),
+                    );
+                    Self::bad(span)
+                }
+            };
+        }
         match self.window_index(i) {
             Some((at, _)) => mk(ExprKind::WindowByte(at), Ty::uint(8), span),
             None => Self::bad(span),
@@ -1507,27 +1577,35 @@ impl<'c, 'a> FnChecker<'c, 'a> {
         let Some((ty, values)) = self.cx.module_const_array(name, at) else {
             return Self::bad(span);
         };
-        let len = values.len() as u128;
-        match self.largest(&idx) {
-            Some(max) if max < len => {}
-            largest => {
-                let can = match largest {
-                    Some(m) => format!("can be up to {m}"),
-                    None => "is not known to be small enough".to_string(),
-                };
-                self.error(
-                    index,
-                    format!(
-                        "this index {can}, past the end of `{name}` ({len} elements): that panics on the CPU, and \
-                         hardware cannot panic; keep it inside, e.g. `{name}[i % {len}]`{}, or loop over the array \
-                         (`for x in {name}`)",
-                        if len.is_power_of_two() { format!(" or `{name}[i & {}]`", len - 1) } else { String::new() }
-                    ),
-                );
-                return Self::bad(span);
-            }
+        if !self.index_inside(&idx, index, name, values.len() as u128) {
+            return Self::bad(span);
         }
         mk(ExprKind::Lookup { name: name.to_string(), values, index: Box::new(idx) }, ty, span)
+    }
+
+    /// Whether index `idx` (written `node`) of the `len`-element array `name` provably stays
+    /// inside; if not, says so: the CPU panics past the end and hardware cannot.
+    fn index_inside(&mut self, idx: &Expr, node: &syn::Expr, name: &str, len: u128) -> bool {
+        if matches!(self.resolve(&idx.ty), Ty::Error) {
+            return false;
+        }
+        let largest = self.largest(idx);
+        if largest.is_some_and(|m| m < len) {
+            return true;
+        }
+        let can = match largest {
+            Some(m) => format!("can be up to {m}"),
+            None => "is not known to be small enough".to_string(),
+        };
+        self.error(
+            node,
+            format!(
+                "this index {can}, past the end of `{name}` ({len} elements): that panics on the CPU, and hardware \
+                 cannot panic; keep it inside, e.g. `{name}[i % {len}]`{}, or loop over the array (`for x in {name}`)",
+                if len.is_power_of_two() { format!(" or `{name}[i & {}]`", len - 1) } else { String::new() }
+            ),
+        );
+        false
     }
 
     /// The largest value `e` can have, when the checker can bound it: constants, loop
@@ -1766,29 +1844,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             }
             [ty, name @ ("from_be_bytes" | "from_le_bytes")] if int_type(ty).is_some_and(|t| t.is_primitive()) => {
                 let t = int_type(ty).unwrap();
-                let n = t.bits as usize / 8;
-                let example = (0..n).map(|k| format!("pkt.byte({})", 26 + k)).collect::<Vec<_>>().join(", ");
-                let elems = match c.args.iter().collect::<Vec<_>>()[..] {
-                    [syn::Expr::Array(a)] if a.elems.len() == n => &a.elems,
-                    _ => {
-                        for a in &c.args {
-                            self.expr(a);
-                        }
-                        self.error(
-                            c,
-                            format!("`{ty}::{name}` takes an array literal of {n} bytes: `{ty}::{name}([{example}])`"),
-                        );
-                        return Self::bad(span);
-                    }
-                };
-                let args: Vec<Expr> = elems
-                    .iter()
-                    .map(|x| {
-                        let b = self.expr(x);
-                        self.unify(&Ty::uint(8), &b.ty, b.span);
-                        b
-                    })
-                    .collect();
+                let n = t.bits as u32 / 8;
+                let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+                if args.len() != 1 {
+                    let example = (0..n).map(|k| format!("pkt.byte({})", 26 + k)).collect::<Vec<_>>().join(", ");
+                    self.error(c, format!("`{ty}::{name}` takes an array of {n} bytes: `{ty}::{name}([{example}])`"));
+                    return Self::bad(span);
+                }
+                self.unify(&Ty::Array(Box::new(Ty::uint(8)), n), &args[0].ty, args[0].span);
                 let name = if name == "from_be_bytes" { "from_be_bytes" } else { "from_le_bytes" };
                 mk(ExprKind::Lib { op: LibOp::Assoc { ty: ty.to_string(), name }, args }, Ty::Int(t), span)
             }
@@ -2359,6 +2422,24 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 let pats = t.elems.iter().zip(&elems).map(|(p, e)| self.pat(p, e)).collect();
                 Pat { kind: PatKind::Tuple(pats), ty: ty.clone(), span }
             }
+            syn::Pat::Slice(sl) => {
+                let n = sl.elems.len() as u32;
+                let elem = match self.resolve(ty) {
+                    Ty::Array(e, m) if m == n => *e,
+                    Ty::Error => Ty::Error,
+                    Ty::Var(_) => {
+                        let e = self.fresh(false, None);
+                        self.unify(ty, &Ty::Array(Box::new(e.clone()), n), span);
+                        e
+                    }
+                    other => {
+                        self.error(sl, format!("an array pattern of {n} elements cannot match a `{other}`"));
+                        return bad(ty);
+                    }
+                };
+                let pats = sl.elems.iter().map(|p| self.pat(p, &elem)).collect();
+                Pat { kind: PatKind::Tuple(pats), ty: ty.clone(), span }
+            }
             syn::Pat::Or(o) => {
                 let before = self.locals.len();
                 let alts: Vec<Pat> = o.cases.iter().map(|c| self.pat(c, ty)).collect();
@@ -2444,8 +2525,18 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             | ExprKind::Break
             | ExprKind::Continue => {}
             ExprKind::Field { base, .. } => self.zonk_expr(base),
-            ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) | ExprKind::Lookup { index: arg, .. } => {
-                self.zonk_expr(arg)
+            ExprKind::Unary { arg, .. }
+            | ExprKind::Cast(arg)
+            | ExprKind::Lookup { index: arg, .. }
+            | ExprKind::Repeat { value: arg, .. } => self.zonk_expr(arg),
+            ExprKind::Index { base, index } => {
+                self.zonk_expr(base);
+                self.zonk_expr(index);
+            }
+            ExprKind::Array(v) => {
+                for x in v {
+                    self.zonk_expr(x);
+                }
             }
             ExprKind::Binary { lhs, rhs, .. } => {
                 self.zonk_expr(lhs);
@@ -2478,10 +2569,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 }
             }
             ExprKind::For { over, body, .. } => {
-                if let ForOver::Elements(v) = over {
-                    for x in v {
-                        self.zonk_expr(x);
+                match over {
+                    ForOver::Elements(v) => {
+                        for x in v {
+                            self.zonk_expr(x);
+                        }
                     }
+                    ForOver::Array(x) => self.zonk_expr(x),
+                    ForOver::Range { .. } => {}
                 }
                 self.zonk_block(body);
             }

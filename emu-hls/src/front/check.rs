@@ -361,7 +361,19 @@ fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
         | ExprKind::Break
         | ExprKind::Continue => {}
         ExprKind::Field { base, .. } => walk_expr(base, f),
-        ExprKind::Unary { arg, .. } | ExprKind::Cast(arg) | ExprKind::Lookup { index: arg, .. } => walk_expr(arg, f),
+        ExprKind::Unary { arg, .. }
+        | ExprKind::Cast(arg)
+        | ExprKind::Lookup { index: arg, .. }
+        | ExprKind::Repeat { value: arg, .. } => walk_expr(arg, f),
+        ExprKind::Index { base, index } => {
+            walk_expr(base, f);
+            walk_expr(index, f);
+        }
+        ExprKind::Array(v) => {
+            for x in v {
+                walk_expr(x, f);
+            }
+        }
         ExprKind::Binary { lhs, rhs, .. } => {
             walk_expr(lhs, f);
             walk_expr(rhs, f);
@@ -392,10 +404,14 @@ fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
             }
         }
         ExprKind::For { over, body, .. } => {
-            if let ForOver::Elements(v) = over {
-                for x in v {
-                    walk_expr(x, f);
+            match over {
+                ForOver::Elements(v) => {
+                    for x in v {
+                        walk_expr(x, f);
+                    }
                 }
+                ForOver::Array(x) => walk_expr(x, f),
+                ForOver::Range { .. } => {}
             }
             walk_block(body, f);
         }
@@ -549,6 +565,14 @@ impl<'a> Cx<'a> {
         }
         match self.resolve_type(ty, TypeCtx::StateField) {
             Ty::Error => None,
+            t @ (Ty::Array(..) | Ty::Tuple(_)) => {
+                let instead = if matches!(t, Ty::Array(..)) { "an `Array<T, N>`" } else { "a `Register<…>` of the tuple" };
+                self.error(
+                    ty,
+                    format!("a value field of the state holds one fixed-width value, not `{t}`; use {instead}"),
+                );
+                None
+            }
             t => Some(FieldKind::Value(t)),
         }
     }
@@ -700,12 +724,21 @@ impl<'a> Cx<'a> {
             syn::Type::Reference(r) => self.reference_type(r, ctx),
             syn::Type::Path(p) => self.path_type(p, ctx, depth),
             syn::Type::Array(a) => {
-                self.error(
-                    a,
-                    "arrays are not in the subset yet; keep indexed data in an `Array<T, N>` state element, or use \
-                     separate values",
-                );
-                Ty::Error
+                let elem = self.resolve_type(&a.elem, ctx);
+                let len = self.eval_const(&a.len);
+                match len {
+                    _ if elem == Ty::Error => Ty::Error,
+                    Some(n) if (1..=4096).contains(&n) && elem.is_value() => Ty::Array(Box::new(elem), n as u32),
+                    Some(_) if !elem.is_value() => {
+                        self.error(&a.elem, format!("an array in hardware holds fixed-width values, not `{elem}`"));
+                        Ty::Error
+                    }
+                    Some(n) => {
+                        self.error(&a.len, format!("an array in hardware has 1 to 4096 elements, not {n}"));
+                        Ty::Error
+                    }
+                    None => Ty::Error,
+                }
             }
             syn::Type::Slice(s) => {
                 self.error(

@@ -187,6 +187,12 @@ impl<const N: usize> LibTy for Bytes<N> {
     }
 }
 
+impl<T: LibTy, const N: usize> LibTy for [T; N] {
+    fn ty() -> Ty {
+        Ty::Array(Box::new(T::ty()), N as u32)
+    }
+}
+
 impl<T: LibTy> LibTy for Option<T> {
     fn ty() -> Ty {
         Ty::Option(Box::new(T::ty()))
@@ -521,6 +527,7 @@ fn value_methods() -> Vec<(&'static str, Vec<Method>)> {
                 m!(val x.overflowing_add(y)), m!(val x.overflowing_sub(y)), m!(val x.overflowing_mul(y)),
                 m!(val x.count_ones()), m!(val x.leading_zeros()), m!(val x.trailing_zeros()), m!(val x.min(y)),
                 m!(val x.max(y)), m!(val x.rotate_left(n)), m!(val x.rotate_right(n)), m!(val x.swap_bytes()),
+                m!(val x.to_be_bytes()), m!(val x.to_le_bytes()),
                 $(m!(val x.$number())),*
             ]));
         })*};

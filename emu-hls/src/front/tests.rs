@@ -474,6 +474,7 @@ fn odd_constructs_get_errors_not_panics() {
         "for i in 0..=3u8 { pkt.set_byte(i as usize, i); } Action::Flood",
         "let n: Option<u8> = None; let k = n.unwrap_or(3); Action::Forward(k)",
         "let h: ipv4::Header<&[u8]> = pkt.ipv4(); let t = h.ttl(); Action::Flood",
+        "let x: [u8; 4] = [0; 4]; Action::Flood",
         // Items `process` does not reach are the CPU's.
         "Action::Flood\n// in the module:\nfn f<T>(x: T) -> T { x }\nenum E { A(u8) }\nconst C: Param = 1;",
     ];
@@ -519,4 +520,25 @@ fn a_refused_field_type_is_one_error_not_one_per_use() {
     assert_eq!(errors.len(), 2, "{errors:#?}");
     assert!(errors[0].starts_with("`Vec` is a growable"), "{errors:#?}");
     assert!(errors[1].starts_with("floating point"), "{errors:#?}");
+}
+
+#[test]
+fn arrays_say_what_stays_out() {
+    let errors = messages(
+        "mod m { use emu::prelude::*;
+         pub struct S { hits: Counter, ring: [u8; 4] }
+         impl NetworkFunction for S {
+             fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+                 let mut a = [0u8; 2];
+                 a[1] = pkt.byte(14);
+                 let b = [pkt.byte(15), pkt.byte(16)];
+                 let c = b[meta.in_port as usize];
+                 Action::Forward(c)
+             }
+         } }",
+    );
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    assert!(errors[0].contains("`[u8; 4]`"), "{errors:#?}");
+    assert!(errors[1].starts_with("an element of an array is not assigned"), "{errors:#?}");
+    assert!(errors[2].starts_with("this index can be up to 255, past the end of `b` (2 elements)"), "{errors:#?}");
 }

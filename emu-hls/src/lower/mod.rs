@@ -1052,6 +1052,31 @@ impl<'a> Lower<'a> {
                 Val::Scalar(self.iconst(w, *v))
             }
             ExprKind::Bool(t) => Val::Scalar(self.b.bool_const(*t)),
+            ExprKind::Array(elems) => {
+                let mut vals = Vec::with_capacity(elems.len());
+                for x in elems {
+                    match self.expr(x)? {
+                        Val::Never => return Ok(Val::Never),
+                        v => vals.push(v),
+                    }
+                }
+                Val::Tuple(vals)
+            }
+            ExprKind::Repeat { value, count } => match self.expr(value)? {
+                Val::Never => Val::Never,
+                v => Val::Tuple(vec![v; *count as usize]),
+            },
+            ExprKind::Index { base, index } => {
+                let Val::Tuple(items) = self.expr(base)? else { return Ok(Val::Never) };
+                if let Some(i) = const_of(index) {
+                    return items.into_iter().nth(i as usize).ok_or_else(|| {
+                        LowerError::new(span, "internal: a constant index past an array's end")
+                    });
+                }
+                let Some(i) = self.sexpr(index)? else { return Ok(Val::Never) };
+                let scalars = items.iter().map(|v| scalar(v, span)).collect::<R<Vec<Value>>>()?;
+                Val::Scalar(self.select_tree(&scalars, i))
+            }
             ExprKind::Lookup { values, index, .. } => {
                 let w = self.width(&e.ty, span)?;
                 if let Some(i) = const_of(index) {
@@ -1195,6 +1220,10 @@ impl<'a> Lower<'a> {
         let trips = match over {
             ForOver::Range { start, end, .. } => end.saturating_sub(*start),
             ForOver::Elements(v) => v.len() as u128,
+            ForOver::Array(a) => match &a.ty {
+                Ty::Array(_, n) => *n as u128,
+                _ => 0,
+            },
         };
         if trips > 1024 {
             return Err(LowerError::new(
@@ -1223,6 +1252,11 @@ impl<'a> Lower<'a> {
                 }
                 v
             }
+            ForOver::Array(a) => match self.expr(a)? {
+                Val::Tuple(items) => items,
+                Val::Never => return Ok(Val::Never),
+                other => return Err(LowerError::new(span, format!("internal: a loop over {other:?}"))),
+            },
             ForOver::Elements(elements) => {
                 let mut v = Vec::with_capacity(elements.len());
                 for e in elements {
@@ -1325,10 +1359,16 @@ impl<'a> Lower<'a> {
     /// Element `index` of a table of constants, `w` bits each: a tree of selects over the
     /// index's bits (the front end proved it is inside the table, so higher bits are 0).
     fn table(&mut self, values: &[u128], index: Value, w: u16) -> Value {
-        let bits = (values.len().max(2) - 1).ilog2() as u16 + 1;
-        let mut level: Vec<Value> = (0..1usize << bits)
-            .map(|k| self.iconst(w, values.get(k).copied().unwrap_or(values[values.len() - 1])))
-            .collect();
+        let items: Vec<Value> = values.iter().map(|&v| self.iconst(w, v)).collect();
+        self.select_tree(&items, index)
+    }
+
+    /// Element `index` of `items`: a tree of selects over the index's bits (the front end
+    /// proved it is inside, so higher bits are 0).
+    fn select_tree(&mut self, items: &[Value], index: Value) -> Value {
+        let bits = (items.len().max(2) - 1).ilog2() as u16 + 1;
+        let last = items[items.len() - 1];
+        let mut level: Vec<Value> = (0..1usize << bits).map(|k| items.get(k).copied().unwrap_or(last)).collect();
         for b in 0..bits {
             let sel = self.b.bit(index, b);
             level = level.chunks(2).map(|pair| self.b.select(sel, pair[1], pair[0])).collect();
@@ -1839,7 +1879,10 @@ impl<'a> Lower<'a> {
                     Val::Scalar(self.iconst(w, 0))
                 }
                 (_, "from_be_bytes" | "from_le_bytes") => {
-                    let mut bytes = (0..args.len()).map(sc).collect::<R<Vec<Value>>>()?;
+                    let Val::Tuple(items) = &vals[0] else {
+                        return Err(LowerError::new(span, "internal: bytes that are not an array"));
+                    };
+                    let mut bytes = items.iter().map(|v| scalar(v, span)).collect::<R<Vec<Value>>>()?;
                     if *name == "from_le_bytes" {
                         bytes.reverse();
                     }
@@ -2207,6 +2250,19 @@ impl<'a> Lower<'a> {
                     return Err(LowerError::new(span, "internal: `Option` method on a non-`Option`"));
                 };
                 self.select_val(*valid, inner, &vals[1], span)?
+            }
+            (_, "to_be_bytes" | "to_le_bytes") => {
+                let x = sc(0)?;
+                let n = self.b.ty(x).width() / 8;
+                let mut bytes = Vec::with_capacity(n as usize);
+                for k in 0..n {
+                    let shifted = self.b.lshr_imm(x, 8 * (n - 1 - k) as u64);
+                    bytes.push(Val::Scalar(self.b.trunc(shifted, 8)));
+                }
+                if method == "to_le_bytes" {
+                    bytes.reverse();
+                }
+                Val::Tuple(bytes)
             }
             (_, "wrapping_add") => Val::Scalar(self.b.add(sc(0)?, sc(1)?)),
             (_, "wrapping_sub") => Val::Scalar(self.b.sub(sc(0)?, sc(1)?)),
