@@ -302,16 +302,27 @@ fn constant_arrays_and_fixed_lists_agree_on_all_four_tiers() {
     }
 }
 
-/// Tuples as state: a flow table keyed by (source address, UDP source port) whose value is a
-/// (count, last TTL) pair, and a register holding a pair.
+/// Tuples and structs as state: a flow table keyed by (source address, UDP source port) whose
+/// value is a (count, last TTL) pair, a register holding a pair, and an LRU and a register of
+/// the NF's own `Flow` struct.
 #[emu::nf(ports = 2, window = 64)]
 pub mod tuples {
     use emu::prelude::*;
+
+    /// A flow key of the NF's own, as one value (`#[derive(Bits)]`).
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Bits)]
+    pub struct Flow {
+        pub dst: Ipv4Addr,
+        pub port: u16,
+        pub ttl_low: u4,
+    }
 
     #[derive(Debug, Default)]
     pub struct Tuples {
         pub flows: HashTable<(Ipv4Addr, u16), (u16, u8), 64, 4>,
         pub last: Register<(u8, bool)>,
+        pub recent: Lru<Flow, u8, 8>,
+        pub last_flow: Register<Flow>,
     }
 
     impl NetworkFunction for Tuples {
@@ -332,6 +343,14 @@ pub mod tuples {
             self.last.set((frames.wrapping_add(1), !odd));
             pkt.set_byte(48, frames);
             pkt.set_byte(49, odd as u8);
+            let flow = Flow { port: key.1, dst: pkt.ipv4().dst(), ttl_low: u4::masked_new(ttl) };
+            let hits = self.recent.get(flow).unwrap_or(0);
+            self.recent.insert(flow, hits.wrapping_add(1));
+            let before = self.last_flow.get();
+            self.last_flow.set(flow);
+            pkt.set_byte(54, hits);
+            pkt.set_byte(55, before.port as u8);
+            pkt.set_byte(56, before.ttl_low.value());
             Action::Forward(1 - meta.in_port)
         }
     }
@@ -358,7 +377,7 @@ fn tuples_as_keys_and_values_agree_on_all_four_tiers() {
         f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
         f[12..14].copy_from_slice(&[0x08, 0x00]);
         f[14] = 0x45;
-        f[22] = (k % 64) as u8; // TTL
+        f[22] = if k < 300 { 64 } else { (k % 64) as u8 }; // TTL
         f[23] = 17;
         f[26..30].copy_from_slice(&[10, 0, (flow / 8) as u8, flow as u8]);
         f[34..36].copy_from_slice(&(1000 + (flow % 5) as u16).to_be_bytes());
@@ -379,4 +398,6 @@ fn tuples_as_keys_and_values_agree_on_all_four_tiers() {
     assert!(counts.iter().any(|&c| c >= 2), "flows are counted across frames");
     let evicted = cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[52] != 0)).count();
     assert!(evicted > 0, "141 flows in 64 slots evict some");
+    let hits = cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[54] != 0)).count();
+    assert!(hits > 0, "the struct-keyed LRU finds flows again");
 }

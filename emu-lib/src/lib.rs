@@ -45,3 +45,13 @@ pub use emu_core::*;
 /// Marks the module that holds an NF and checks it against the synthesizable subset; see
 /// [`emu_macros`] and docs/hls-subset.md.
 pub use emu_macros::nf;
+
+/// `#[derive(Bits)]`: a struct of fixed-width fields as one value; see [`emu_macros::Bits`].
+pub use emu_macros::Bits;
+
+/// What an NF module starts with: `use emu::prelude::*;` (emu-core's prelude and the
+/// `Bits` derive).
+pub mod prelude {
+    pub use emu_core::prelude::*;
+    pub use emu_macros::Bits;
+}

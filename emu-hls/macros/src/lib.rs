@@ -108,6 +108,71 @@ pub fn nf(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand(attr.into(), item.into()).into()
 }
 
+/// `#[derive(Bits)]` on a struct of fixed-width fields (a flow key): the struct is one value,
+/// its fields' bits concatenated in declaration order (the first the most significant), as the
+/// hardware holds it, so it can be a state element's key or value.
+///
+/// ```
+/// use emu::prelude::*;
+///
+/// #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Bits)]
+/// pub struct Flow {
+///     pub src: Ipv4Addr,
+///     pub port: u16,
+///     pub proto: u8,
+/// }
+///
+/// assert_eq!(Flow::WIDTH, 56);
+/// let f = Flow { src: Ipv4Addr(0x0a00_0001), port: 80, proto: 6 };
+/// let mut b = [0u8; 7];
+/// f.write_be(&mut b);
+/// assert_eq!(b, [10, 0, 0, 1, 0, 80, 6]);
+/// assert_eq!(Flow::read_be(&b), f);
+/// ```
+#[proc_macro_derive(Bits)]
+pub fn derive_bits(item: TokenStream) -> TokenStream {
+    let s: syn::ItemStruct = match syn::parse(item) {
+        Ok(s) => s,
+        Err(e) => return syn::Error::new(e.span(), "`#[derive(Bits)]` goes on a struct").to_compile_error().into(),
+    };
+    let name = &s.ident;
+    let named = match &s.fields {
+        syn::Fields::Named(n) if !n.named.is_empty() => &n.named,
+        _ => {
+            return syn::Error::new_spanned(&s.ident, "`#[derive(Bits)]` needs a struct with named fields")
+                .to_compile_error()
+                .into()
+        }
+    };
+    let idents: Vec<&Ident> = named.iter().map(|f| f.ident.as_ref().expect("named")).collect();
+    let types: Vec<TokenStream2> = named.iter().map(|f| f.ty.to_token_stream()).collect();
+    // Tuples of up to five implement `Bits`; more fields nest, which keeps the bits in order.
+    fn nest(items: Vec<TokenStream2>) -> TokenStream2 {
+        match items.len() {
+            1 => items.into_iter().next().expect("one"),
+            2..=5 => quote!((#(#items),*)),
+            _ => nest(items.chunks(5).map(|c| nest(c.to_vec())).collect()),
+        }
+    }
+    let ty = nest(types);
+    let value = nest(idents.iter().map(|f| quote!(self.#f)).collect());
+    let pattern = nest(idents.iter().map(|f| quote!(#f)).collect());
+    let (generics, args, bounds) = s.generics.split_for_impl();
+    quote! {
+        impl #generics ::emu::Bits for #name #args #bounds {
+            const WIDTH: usize = <#ty as ::emu::Bits>::WIDTH;
+            fn write_be(&self, out: &mut [u8]) {
+                ::emu::Bits::write_be(&#value, out)
+            }
+            fn read_be(bytes: &[u8]) -> Self {
+                let #pattern = <#ty as ::emu::Bits>::read_be(bytes);
+                #name { #(#idents),* }
+            }
+        }
+    }
+    .into()
+}
+
 /// The attribute's arguments.
 #[derive(Default)]
 struct Args {

@@ -643,6 +643,9 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// `[T; N]`: a local array (a literal, `x.to_be_bytes()`); not storable in state.
     Array(Box<Ty>, u32),
+    /// A struct of the module with named fixed-width fields (a flow key), held as its fields'
+    /// bits concatenated in declaration order, as `#[derive(emu::Bits)]` lays it out.
+    Struct(String, Vec<(String, Ty)>),
     /// The packet (`pkt: &mut Packet`).
     Packet {
         /// `&mut Packet`.
@@ -792,6 +795,7 @@ impl fmt::Display for Ty {
                 f.write_str(")")
             }
             Ty::Array(t, n) => write!(f, "[{t}; {n}]"),
+            Ty::Struct(name, _) => f.write_str(name),
             Ty::Packet { mutable: true } => f.write_str("&mut Packet"),
             Ty::Packet { mutable: false } => f.write_str("&Packet"),
             Ty::Meta => f.write_str("&Meta"),

@@ -734,14 +734,7 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 let ty = Ty::Array(Box::new(value.ty.clone()), count as u32);
                 mk(ExprKind::Repeat { value: Box::new(value), count: count as u32 }, ty, span)
             }
-            syn::Expr::Struct(s) => {
-                self.error(
-                    s,
-                    "struct literals are not in the subset: the subset's values are integers, bool, addresses, `Option`, \
-                     `Action` and tuples; use those",
-                );
-                Self::bad(span)
-            }
+            syn::Expr::Struct(s) => self.struct_literal(s),
             syn::Expr::Let(l) => {
                 self.error(l, "`let` is an expression only right after `if` (`if let Some(x) = …`)");
                 Self::bad(span)
@@ -1444,6 +1437,19 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 let t = elems[i.index as usize].clone();
                 mk(ExprKind::Field { base: Box::new(base), index: i.index }, t, span)
             }
+            (Ty::Struct(sname, fields), syn::Member::Named(n)) => {
+                match fields.iter().position(|(fname, _)| n == fname) {
+                    Some(k) => {
+                        let t = fields[k].1.clone();
+                        mk(ExprKind::Field { base: Box::new(base), index: k as u32 }, t, span)
+                    }
+                    None => {
+                        let known = fields.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+                        self.error(&f.member, format!("`{sname}` has no field `{n}`; it has {known}"));
+                        Self::bad(span)
+                    }
+                }
+            }
             (Ty::Mac | Ty::Ipv4Addr | Ty::PortMask, syn::Member::Unnamed(i)) if i.index == 0 => {
                 let inner = match bty {
                     Ty::Mac => Ty::uint(48),
@@ -1567,6 +1573,64 @@ impl<'c, 'a> FnChecker<'c, 'a> {
             Some((at, _)) => mk(ExprKind::WindowByte(at), Ty::uint(8), span),
             None => Self::bad(span),
         }
+    }
+
+    /// `Flow { src, dst: x, … }` of a module struct: every field once, in any order; the value
+    /// is its fields in declaration order.
+    fn struct_literal(&mut self, s: &syn::ExprStruct) -> Expr {
+        let span = s.span();
+        let name = s.path.segments.last().map(|x| x.ident.to_string()).unwrap_or_default();
+        let fields = match (s.path.segments.len(), self.cx.items.structs.contains_key(&name)) {
+            (1, true) if name != self.cx.state.name => self.cx.module_struct(&name),
+            _ => {
+                self.error(
+                    &s.path,
+                    "a struct literal in hardware builds a struct of this module with fixed-width fields \
+                     (`Flow { src, dst }`)",
+                );
+                None
+            }
+        };
+        let values: Vec<(String, Expr, &syn::FieldValue)> = s
+            .fields
+            .iter()
+            .map(|fv| {
+                let n = match &fv.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                (n, self.expr(&fv.expr), fv)
+            })
+            .collect();
+        let Some(fields) = fields else { return Self::bad(span) };
+        if let Some(rest) = &s.rest {
+            self.error(rest, format!("write every field of `{name}`; `..` is not in the subset"));
+            return Self::bad(span);
+        }
+        let mut ordered = Vec::with_capacity(fields.len());
+        let mut ok = true;
+        for (fname, fty) in &fields {
+            match values.iter().find(|(n, ..)| n == fname) {
+                Some((_, e, _)) => {
+                    self.unify(fty, &e.ty, e.span);
+                    ordered.push(e.clone());
+                }
+                None => {
+                    self.error(s, format!("missing field `{fname}` of `{name}`"));
+                    ok = false;
+                }
+            }
+        }
+        for (n, _, fv) in &values {
+            if !fields.iter().any(|(f, _)| f == n) {
+                self.error(&fv.member, format!("`{name}` has no field `{n}`"));
+                ok = false;
+            }
+        }
+        if !ok {
+            return Self::bad(span);
+        }
+        mk(ExprKind::Tuple(ordered), Ty::Struct(name, fields), span)
     }
 
     /// `NAME[index]` of a constant array: the index must provably stay inside it, since the

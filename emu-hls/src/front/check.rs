@@ -61,6 +61,8 @@ pub(crate) struct Items<'a> {
     pub enums: HashMap<String, &'a syn::ItemEnum>,
     pub aliases: HashMap<String, &'a syn::ItemType>,
     pub fns: HashMap<String, &'a syn::ItemFn>,
+    /// Structs of the module other than the state struct.
+    pub structs: HashMap<String, &'a syn::ItemStruct>,
     /// Inherent methods and associated functions of the state struct.
     pub methods: HashMap<String, &'a syn::ImplItemFn>,
     /// `process` of the `NetworkFunction` impl.
@@ -79,6 +81,7 @@ pub(crate) struct Cx<'a> {
     pub refused_fields: HashSet<String>,
     consts: HashMap<String, Option<(Ty, u128)>>,
     const_arrays: HashMap<String, Option<(Ty, Vec<u128>)>>,
+    struct_defs: HashMap<String, Option<Vec<(String, Ty)>>>,
     evaluating: Vec<String>,
     pub consts_used: Vec<Const>,
     enums: HashMap<String, Option<EnumDef>>,
@@ -111,6 +114,7 @@ pub(crate) fn check_items(
         enums: HashMap::new(),
         aliases: HashMap::new(),
         fns: HashMap::new(),
+        structs: HashMap::new(),
         methods: HashMap::new(),
         process: None,
     };
@@ -136,6 +140,7 @@ pub(crate) fn check_items(
             }
             syn::Item::Struct(s) if !is_cfg_test(&s.attrs) => {
                 structs.insert(s.ident.to_string(), s);
+                it.structs.insert(s.ident.to_string(), s);
             }
             syn::Item::Impl(i) if !is_cfg_test(&i.attrs) => match &i.trait_ {
                 Some((_, path, _)) if last_ident(path).as_deref() == Some("NetworkFunction") => nf_impls.push(i),
@@ -210,6 +215,7 @@ pub(crate) fn check_items(
         refused_fields: HashSet::new(),
         consts: HashMap::new(),
         const_arrays: HashMap::new(),
+        struct_defs: HashMap::new(),
         evaluating: Vec::new(),
         consts_used: Vec::new(),
         enums: HashMap::new(),
@@ -565,8 +571,8 @@ impl<'a> Cx<'a> {
         }
         match self.resolve_type(ty, TypeCtx::StateField) {
             Ty::Error => None,
-            t @ (Ty::Array(..) | Ty::Tuple(_)) => {
-                let instead = if matches!(t, Ty::Array(..)) { "an `Array<T, N>`" } else { "a `Register<…>` of the tuple" };
+            t @ (Ty::Array(..) | Ty::Tuple(_) | Ty::Struct(..)) => {
+                let instead = if matches!(t, Ty::Array(..)) { "an `Array<T, N>`" } else { "a `Register<…>` of it" };
                 self.error(
                     ty,
                     format!("a value field of the state holds one fixed-width value, not `{t}`; use {instead}"),
@@ -939,6 +945,12 @@ impl<'a> Cx<'a> {
                     None => Ty::Error,
                 };
             }
+            if self.items.structs.contains_key(name) && *name != self.state.name {
+                return match self.module_struct(name) {
+                    Some(fields) => Ty::Struct(name.to_string(), fields),
+                    None => Ty::Error,
+                };
+            }
         }
         self.error(
             p,
@@ -961,6 +973,57 @@ impl<'a> Cx<'a> {
         }
         self.error(whole, "a header view is written `Header<&[u8]>` or `Header<&mut [u8]>`");
         Ty::Error
+    }
+
+    /// The fields of the module's struct `name` (not the state struct), resolved once: named,
+    /// not generic, each a fixed-width value (or a tuple or struct of them).
+    pub(crate) fn module_struct(&mut self, name: &str) -> Option<Vec<(String, Ty)>> {
+        if let Some(v) = self.struct_defs.get(name) {
+            return v.clone();
+        }
+        let item = self.items.structs.get(name).copied()?;
+        if self.evaluating.iter().any(|n| n == name) {
+            self.error(&item.ident, format!("the struct `{name}` contains itself"));
+            return None;
+        }
+        self.evaluating.push(name.to_string());
+        let mut fields = Some(Vec::new());
+        if !item.generics.params.is_empty() {
+            self.error(&item.generics, "a generic struct is not in the subset; write the concrete field types");
+            fields = None;
+        }
+        match &item.fields {
+            syn::Fields::Named(named) => {
+                for f in &named.named {
+                    let ty = self.resolve_type(&f.ty, TypeCtx::Value);
+                    if ty == Ty::Error {
+                        fields = None;
+                    } else if !ty.is_value() && !is_value_tuple(&ty) {
+                        self.error(
+                            &f.ty,
+                            format!("a field of `{name}` must be a fixed-width value (an integer, bool, Mac, …), not `{ty}`"),
+                        );
+                        fields = None;
+                    } else if let Some(v) = &mut fields {
+                        v.push((f.ident.as_ref().expect("named").to_string(), ty));
+                    }
+                }
+            }
+            _ => {
+                self.error(
+                    &item.ident,
+                    format!("`{name}` needs named fields in hardware (`struct {name} {{ src: Ipv4Addr, … }}`)"),
+                );
+                fields = None;
+            }
+        }
+        if fields.as_ref().is_some_and(|v| v.is_empty()) {
+            self.error(&item.ident, format!("`{name}` has no fields: it carries no value"));
+            fields = None;
+        }
+        self.evaluating.pop();
+        self.struct_defs.insert(name.to_string(), fields.clone());
+        fields
     }
 
     /// Whether the module's `const` `name` is an array (`const PORTS: [u8; 3] = [1, 2, 3];`).
@@ -1400,5 +1463,9 @@ pub(crate) fn heap(what: &str) -> String {
 /// A tuple of 2 to 5 fixed-width values (or such tuples), which a state element holds as one
 /// value: its elements' bits concatenated, the first the most significant (`emu::Bits`).
 fn is_value_tuple(ty: &Ty) -> bool {
-    matches!(ty, Ty::Tuple(v) if (2..=5).contains(&v.len()) && v.iter().all(|t| t.is_value() || is_value_tuple(t)))
+    match ty {
+        Ty::Tuple(v) => (2..=5).contains(&v.len()) && v.iter().all(|t| t.is_value() || is_value_tuple(t)),
+        Ty::Struct(_, fields) => fields.iter().all(|(_, t)| t.is_value() || is_value_tuple(t)),
+        _ => false,
+    }
 }

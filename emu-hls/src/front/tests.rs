@@ -542,3 +542,32 @@ fn arrays_say_what_stays_out() {
     assert!(errors[1].starts_with("an element of an array is not assigned"), "{errors:#?}");
     assert!(errors[2].starts_with("this index can be up to 255, past the end of `b` (2 elements)"), "{errors:#?}");
 }
+
+#[test]
+fn struct_literals_name_every_field() {
+    let errors = messages(
+        "mod m { use emu::prelude::*;
+         #[derive(Clone, Copy, Default, PartialEq, Eq, Bits)]
+         pub struct Flow { src: Ipv4Addr, port: u16 }
+         pub struct S { seen: Lru<Flow, u8, 8> }
+         impl NetworkFunction for S {
+             fn process(&mut self, pkt: &mut Packet, meta: &Meta) -> Action {
+                 let a = Flow { src: pkt.ipv4().src() };
+                 let b = Flow { src: pkt.ipv4().src(), port: 1, proto: 6 };
+                 let c = Flow { src: pkt.ipv4().src(), port: 2 };
+                 let p = c.prot;
+                 self.seen.insert(c, 1);
+                 Action::Flood
+             }
+         } }",
+    );
+    assert_eq!(
+        errors,
+        [
+            "missing field `port` of `Flow`",
+            "`Flow` has no field `proto`",
+            "`Flow` has no field `prot`; it has `src`, `port`",
+        ],
+        "{errors:#?}"
+    );
+}

@@ -245,6 +245,15 @@ fn by_constant(w: u16, d: u128) -> bool {
     w + sh <= 126 && 2 * w + 1 <= crate::ir::bits::MAX_WIDTH
 }
 
+/// The element types of a tuple, or a struct's field types in declaration order.
+fn fields_of(ty: &Ty) -> Vec<&Ty> {
+    match ty {
+        Ty::Tuple(v) => v.iter().collect(),
+        Ty::Struct(_, fields) => fields.iter().map(|(_, t)| t).collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn is_signed(ty: &Ty) -> bool {
     matches!(ty, Ty::Int(i) if i.signed)
 }
@@ -307,10 +316,10 @@ impl<'a> Lower<'a> {
                 Ok((128 - max.leading_zeros()).max(1) as u16)
             }
             Ty::DropReason => Ok(8),
-            // A tuple in a state element: its elements' bits, concatenated.
-            Ty::Tuple(v) if !v.is_empty() => {
+            // A tuple or struct in a state element: its elements' bits, concatenated.
+            Ty::Tuple(_) | Ty::Struct(..) if !fields_of(ty).is_empty() => {
                 let mut w = 0u16;
-                for t in v {
+                for t in fields_of(ty) {
                     w = w.saturating_add(self.width(t, span)?);
                 }
                 if w > crate::ir::MAX_WIDTH {
@@ -2047,7 +2056,8 @@ impl<'a> Lower<'a> {
     /// `v` in the shape of `ty`: a value of a tuple type, held as one, split into its elements.
     fn unpack(&mut self, v: Val, ty: &Ty, span: Span) -> R<Val> {
         Ok(match (v, ty) {
-            (Val::Scalar(x), Ty::Tuple(types)) if !types.is_empty() => {
+            (Val::Scalar(x), Ty::Tuple(_) | Ty::Struct(..)) if !fields_of(ty).is_empty() => {
+                let types = fields_of(ty);
                 let widths = types.iter().map(|t| self.width(t, span)).collect::<R<Vec<u16>>>()?;
                 let mut at: u16 = widths.iter().sum();
                 let mut items = Vec::with_capacity(types.len());
@@ -2059,8 +2069,8 @@ impl<'a> Lower<'a> {
                 }
                 Val::Tuple(items)
             }
-            (Val::Tuple(items), Ty::Tuple(types)) if items.len() == types.len() => Val::Tuple(
-                items.into_iter().zip(types).map(|(x, t)| self.unpack(x, t, span)).collect::<R<Vec<Val>>>()?,
+            (Val::Tuple(items), Ty::Tuple(_) | Ty::Struct(..)) if items.len() == fields_of(ty).len() => Val::Tuple(
+                items.into_iter().zip(fields_of(ty)).map(|(x, t)| self.unpack(x, t, span)).collect::<R<Vec<Val>>>()?,
             ),
             (Val::Opt(f, x), Ty::Option(t)) => Val::Opt(f, Box::new(self.unpack(*x, t, span)?)),
             (Val::Res(f, x, y), Ty::Result(t, e)) => {
