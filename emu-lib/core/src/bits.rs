@@ -236,6 +236,17 @@ fn get_bits(src: &[u8], width: usize, at: usize, out: &mut [u8]) {
     }
 }
 
+/// `f` on `n` zeroed bytes: on the stack for the usual widths (keys are per-packet work on
+/// the CPU), on the heap beyond.
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    let mut stack = [0u8; 32];
+    if n <= stack.len() {
+        f(&mut stack[..n])
+    } else {
+        f(&mut vec![0u8; n])
+    }
+}
+
 /// A tuple of values is the concatenation of their bits, the first element the most
 /// significant, as the hardware holds it (a 5-tuple key is one 104-bit value).
 macro_rules! impl_tuple {
@@ -249,9 +260,10 @@ macro_rules! impl_tuple {
                 let mut at = Self::WIDTH;
                 $(
                     at -= $t::WIDTH;
-                    let mut tmp = vec![0u8; $t::BYTES];
-                    $v.write_be(&mut tmp);
-                    put_bits(out, &tmp, $t::WIDTH, at);
+                    with_scratch($t::BYTES, |tmp| {
+                        $v.write_be(tmp);
+                        put_bits(out, tmp, $t::WIDTH, at);
+                    });
                 )+
             }
             fn read_be(bytes: &[u8]) -> Self {
@@ -259,9 +271,10 @@ macro_rules! impl_tuple {
                 let mut at = Self::WIDTH;
                 ($({
                     at -= $t::WIDTH;
-                    let mut tmp = vec![0u8; $t::BYTES];
-                    get_bits(src, $t::WIDTH, at, &mut tmp);
-                    $t::read_be(&tmp)
+                    with_scratch($t::BYTES, |tmp| {
+                        get_bits(src, $t::WIDTH, at, tmp);
+                        $t::read_be(tmp)
+                    })
                 },)+)
             }
         }
