@@ -7,6 +7,21 @@ mod nf_common;
 use emu::{Config, NfDescriptor};
 use nf_common::{assert_agree, outcomes};
 
+/// The descriptor of an NF module of this file: its name is the module's, no options.
+macro_rules! descriptor {
+    ($m:ident :: $nf:ident, $summary:literal) => {
+        NfDescriptor {
+            name: stringify!($m),
+            summary: $summary,
+            ports: $m::HLS_PORTS,
+            window: $m::HLS_WINDOW,
+            params: &[],
+            build: |_| Ok(Box::new($m::$nf::default())),
+            hls_source: Some($m::HLS_SOURCE),
+        }
+    };
+}
+
 /// A token-bucket-like meter and a clamp, with saturating arithmetic on unsigned and signed
 /// values of several widths.
 #[emu::nf(ports = 2, window = 64)]
@@ -49,15 +64,7 @@ pub mod saturating {
     }
 }
 
-static SATURATING: NfDescriptor = NfDescriptor {
-    name: "saturating",
-    summary: "saturating arithmetic",
-    ports: saturating::HLS_PORTS,
-    window: saturating::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(saturating::Saturating::default())),
-    hls_source: Some(saturating::HLS_SOURCE),
-};
+static SATURATING: NfDescriptor = descriptor!(saturating::Saturating, "saturating arithmetic");
 
 /// Operands at both ends of each range: overflow, underflow, the signed bounds.
 fn operand_frames() -> Vec<(Vec<u8>, u8)> {
@@ -145,15 +152,7 @@ pub mod overflow {
     }
 }
 
-static OVERFLOW: NfDescriptor = NfDescriptor {
-    name: "overflow",
-    summary: "overflow-checked arithmetic",
-    ports: overflow::HLS_PORTS,
-    window: overflow::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(overflow::Overflow::default())),
-    hls_source: Some(overflow::HLS_SOURCE),
-};
+static OVERFLOW: NfDescriptor = descriptor!(overflow::Overflow, "overflow-checked arithmetic");
 
 #[test]
 fn checked_and_overflowing_arithmetic_agree_on_all_four_tiers() {
@@ -257,15 +256,7 @@ pub mod tables {
     }
 }
 
-static TABLES: NfDescriptor = NfDescriptor {
-    name: "tables",
-    summary: "constant arrays and loops over fixed lists",
-    ports: tables::HLS_PORTS,
-    window: tables::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(tables::Tables::default())),
-    hls_source: Some(tables::HLS_SOURCE),
-};
+static TABLES: NfDescriptor = descriptor!(tables::Tables, "constant arrays and loops over fixed lists");
 
 #[test]
 fn constant_arrays_and_fixed_lists_agree_on_all_four_tiers() {
@@ -356,15 +347,7 @@ pub mod tuples {
     }
 }
 
-static TUPLES: NfDescriptor = NfDescriptor {
-    name: "tuples",
-    summary: "tuples as table keys and values",
-    ports: tuples::HLS_PORTS,
-    window: tuples::HLS_WINDOW,
-    params: &[],
-    build: |_| Ok(Box::new(tuples::Tuples::default())),
-    hls_source: Some(tuples::HLS_SOURCE),
-};
+static TUPLES: NfDescriptor = descriptor!(tuples::Tuples, "tuples as table keys and values");
 
 #[test]
 fn tuples_as_keys_and_values_agree_on_all_four_tiers() {

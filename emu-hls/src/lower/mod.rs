@@ -245,6 +245,15 @@ fn by_constant(w: u16, d: u128) -> bool {
     w + sh <= 126 && 2 * w + 1 <= crate::ir::bits::MAX_WIDTH
 }
 
+/// The operation of `checked_mul`, `overflowing_sub`, `saturating_add`, …: its last word.
+fn arith_op(method: &str) -> BinOp {
+    match method.rsplit('_').next() {
+        Some("add") => BinOp::Add,
+        Some("sub") => BinOp::Sub,
+        _ => BinOp::Mul,
+    }
+}
+
 /// The element types of a tuple, or a struct's field types in declaration order.
 fn fields_of(ty: &Ty) -> Vec<&Ty> {
     match ty {
@@ -2281,7 +2290,7 @@ impl<'a> Lower<'a> {
                 let (x, y) = (sc(0)?, sc(1)?);
                 let add = method == "saturating_add";
                 let w = self.b.ty(x).width();
-                let (r, over) = self.overflowing(if add { BinOp::Add } else { BinOp::Sub }, x, y, signed, span)?;
+                let (r, over) = self.overflowing(arith_op(method), x, y, signed, span)?;
                 Val::Scalar(if signed {
                     // Past a bound on x's side: below the minimum when x is negative.
                     let sx = self.b.bit(x, w - 1);
@@ -2296,12 +2305,7 @@ impl<'a> Lower<'a> {
                 })
             }
             (_, "checked_add" | "checked_sub" | "checked_mul") => {
-                let op = match method {
-                    "checked_add" => BinOp::Add,
-                    "checked_sub" => BinOp::Sub,
-                    _ => BinOp::Mul,
-                };
-                let (r, over) = self.overflowing(op, sc(0)?, sc(1)?, signed, span)?;
+                let (r, over) = self.overflowing(arith_op(method), sc(0)?, sc(1)?, signed, span)?;
                 // An `Option`'s value is zero when it is `None`.
                 let w = self.b.ty(r).width();
                 let zero = self.iconst(w, 0);
@@ -2309,12 +2313,7 @@ impl<'a> Lower<'a> {
                 Val::Opt(self.b.not(over), Box::new(Val::Scalar(value)))
             }
             (_, "overflowing_add" | "overflowing_sub" | "overflowing_mul") => {
-                let op = match method {
-                    "overflowing_add" => BinOp::Add,
-                    "overflowing_sub" => BinOp::Sub,
-                    _ => BinOp::Mul,
-                };
-                let (r, over) = self.overflowing(op, sc(0)?, sc(1)?, signed, span)?;
+                let (r, over) = self.overflowing(arith_op(method), sc(0)?, sc(1)?, signed, span)?;
                 Val::Tuple(vec![Val::Scalar(r), Val::Scalar(over)])
             }
             (_, "value" | "as_u8" | "as_u16" | "as_u32" | "as_u64" | "as_u128" | "as_usize") if !signed => {
