@@ -379,8 +379,10 @@ fn tuples_as_keys_and_values_agree_on_all_four_tiers() {
         })
         .collect();
     assert!(counts.iter().any(|&c| c >= 2), "flows are counted across frames");
-    let evicted = cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[52] != 0)).count();
+    let evicted =
+        cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[52] != 0)).count();
     assert!(evicted > 0, "141 flows in 64 slots evict some");
-    let hits = cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[54] != 0)).count();
+    let hits =
+        cpu.iter().filter(|o| matches!(o, emu_hls::backend::model::Outcome::Sent(_, out) if out[54] != 0)).count();
     assert!(hits > 0, "the struct-keyed LRU finds flows again");
 }

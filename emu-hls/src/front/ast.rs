@@ -243,10 +243,8 @@ pub enum ForOver {
         /// Counting down.
         rev: bool,
     },
-    /// The elements of an array literal (`[a, b, c]`) or of a constant array, evaluated once,
-    /// in order, before the first iteration.
-    Elements(Vec<Expr>),
-    /// The elements of an array value (a local array, `x.to_be_bytes()`), evaluated once.
+    /// The elements of an array (a literal, a local or constant array, `x.to_be_bytes()`),
+    /// evaluated once, in order, before the first iteration.
     Array(Box<Expr>),
 }
 

@@ -7,7 +7,7 @@
 //! error at the literal.
 
 use super::ast::*;
-use super::check::{heap, int_type, strip_prefix, Cx, FnKey, TypeCtx, FLOAT, STRINGS, VEC};
+use super::check::{heap, int_type, strip_prefix, Cx, FnKey, TypeCtx, FLOAT, MAX_ARRAY, STRINGS, VEC};
 use super::error::Error;
 use super::library::{arbitrary_stand_in, view_of, Method, Sig, CHECKSUM_ON_SLICES};
 use proc_macro2::Span;
@@ -69,8 +69,13 @@ fn is_self(e: &syn::Expr) -> bool {
     matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"))
 }
 
-/// The most elements a local or constant array may have.
-const MAX_ARRAY: u32 = 4096;
+/// The tighter of two upper bounds, either of which may be unknown.
+fn tighter(a: Option<u128>, b: Option<u128>) -> Option<u128> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
 
 /// `e` without its parentheses.
 fn strip_parens(e: &syn::Expr) -> &syn::Expr {
@@ -1293,27 +1298,18 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                     return None;
                 }
             },
-            syn::Expr::Array(a) => {
-                let elements: Vec<Expr> = a.elems.iter().map(|x| self.expr(x)).collect();
-                let ty = self.fresh(false, None);
-                for x in &elements {
-                    self.unify(&ty, &x.ty, x.span);
-                }
-                if elements.is_empty() {
-                    self.error(a, "a `for` loop over an empty array does nothing; remove it");
-                    return None;
-                }
-                return Some((ForOver::Elements(elements), ty, None));
-            }
             syn::Expr::Path(p)
                 if p.qself.is_none() && p.path.get_ident().is_some_and(|n| self.cx.is_const_array(&n.to_string())) =>
             {
                 let name = p.path.get_ident().expect("one segment").to_string();
                 let (ty, values) = self.cx.module_const_array(&name, p)?;
-                let elements = values.into_iter().map(|v| mk(ExprKind::Const { name: name.clone(), value: v }, ty.clone(), span)).collect();
-                return Some((ForOver::Elements(elements), ty, None));
+                let n = values.len() as u32;
+                let elements =
+                    values.into_iter().map(|v| mk(ExprKind::Const { name: name.clone(), value: v }, ty.clone(), span));
+                let array = mk(ExprKind::Array(elements.collect()), Ty::Array(Box::new(ty.clone()), n), span);
+                return Some((ForOver::Array(Box::new(array)), ty, None));
             }
-            syn::Expr::Path(_) | syn::Expr::MethodCall(_) | syn::Expr::Call(_) => {
+            syn::Expr::Array(_) | syn::Expr::Path(_) | syn::Expr::MethodCall(_) | syn::Expr::Call(_) => {
                 let value = self.expr(e);
                 return match self.resolve(&value.ty) {
                     Ty::Array(elem, _) => Some((ForOver::Array(Box::new(value)), *elem, None)),
@@ -1690,20 +1686,14 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 Ty::Bool => Some(1),
                 _ => None,
             },
-            ExprKind::Binary { op: BinOp::BitAnd, lhs, rhs } => match (self.largest(lhs), self.largest(rhs)) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
+            ExprKind::Binary { op: BinOp::BitAnd, lhs, rhs } => tighter(self.largest(lhs), self.largest(rhs)),
             ExprKind::Binary { op: BinOp::Rem, rhs, .. } => fold(rhs).filter(|&d| d > 0).map(|d| d - 1),
             ExprKind::Binary { op: BinOp::Shr, lhs, rhs } => {
                 fold(rhs).zip(self.largest(lhs)).map(|(k, m)| if k >= 128 { 0 } else { m >> k })
             }
             _ => None,
         };
-        match (found, of_type) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        tighter(found, of_type)
     }
 
     // ---------------------------------------------------------------- calls
@@ -2633,14 +2623,8 @@ impl<'c, 'a> FnChecker<'c, 'a> {
                 }
             }
             ExprKind::For { over, body, .. } => {
-                match over {
-                    ForOver::Elements(v) => {
-                        for x in v {
-                            self.zonk_expr(x);
-                        }
-                    }
-                    ForOver::Array(x) => self.zonk_expr(x),
-                    ForOver::Range { .. } => {}
+                if let ForOver::Array(x) = over {
+                    self.zonk_expr(x);
                 }
                 self.zonk_block(body);
             }

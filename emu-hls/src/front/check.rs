@@ -61,7 +61,7 @@ pub(crate) struct Items<'a> {
     pub enums: HashMap<String, &'a syn::ItemEnum>,
     pub aliases: HashMap<String, &'a syn::ItemType>,
     pub fns: HashMap<String, &'a syn::ItemFn>,
-    /// Structs of the module other than the state struct.
+    /// Structs of the module, the state struct among them.
     pub structs: HashMap<String, &'a syn::ItemStruct>,
     /// Inherent methods and associated functions of the state struct.
     pub methods: HashMap<String, &'a syn::ImplItemFn>,
@@ -118,7 +118,6 @@ pub(crate) fn check_items(
         methods: HashMap::new(),
         process: None,
     };
-    let mut structs: HashMap<String, &syn::ItemStruct> = HashMap::new();
     let mut nf_impls: Vec<&syn::ItemImpl> = Vec::new();
     let mut inherent: Vec<&syn::ItemImpl> = Vec::new();
     for item in items {
@@ -139,7 +138,6 @@ pub(crate) fn check_items(
                 it.fns.insert(f.sig.ident.to_string(), f);
             }
             syn::Item::Struct(s) if !is_cfg_test(&s.attrs) => {
-                structs.insert(s.ident.to_string(), s);
                 it.structs.insert(s.ident.to_string(), s);
             }
             syn::Item::Impl(i) if !is_cfg_test(&i.attrs) => match &i.trait_ {
@@ -225,7 +223,7 @@ pub(crate) fn check_items(
         sigs: HashMap::new(),
     };
 
-    match structs.get(&state_name) {
+    match cx.items.structs.get(&state_name).copied() {
         Some(s) => cx.state_struct(s),
         None => cx.errors.push(Error::spanned(
             &nf_impl.self_ty,
@@ -410,14 +408,8 @@ fn walk_expr(e: &Expr, f: &mut impl FnMut(&Expr)) {
             }
         }
         ExprKind::For { over, body, .. } => {
-            match over {
-                ForOver::Elements(v) => {
-                    for x in v {
-                        walk_expr(x, f);
-                    }
-                }
-                ForOver::Array(x) => walk_expr(x, f),
-                ForOver::Range { .. } => {}
+            if let ForOver::Array(x) = over {
+                walk_expr(x, f);
             }
             walk_block(body, f);
         }
@@ -615,7 +607,7 @@ impl<'a> Cx<'a> {
                     let ty = self.resolve_type(t, TypeCtx::Value);
                     if ty == Ty::Error {
                         ok = false;
-                    } else if !ty.is_value() && !is_value_tuple(&ty) {
+                    } else if !holds_value(&ty) {
                         self.error(
                             t,
                             format!(
@@ -734,13 +726,15 @@ impl<'a> Cx<'a> {
                 let len = self.eval_const(&a.len);
                 match len {
                     _ if elem == Ty::Error => Ty::Error,
-                    Some(n) if (1..=4096).contains(&n) && elem.is_value() => Ty::Array(Box::new(elem), n as u32),
+                    Some(n) if (1..=MAX_ARRAY as u128).contains(&n) && elem.is_value() => {
+                        Ty::Array(Box::new(elem), n as u32)
+                    }
                     Some(_) if !elem.is_value() => {
                         self.error(&a.elem, format!("an array in hardware holds fixed-width values, not `{elem}`"));
                         Ty::Error
                     }
                     Some(n) => {
-                        self.error(&a.len, format!("an array in hardware has 1 to 4096 elements, not {n}"));
+                        self.error(&a.len, format!("an array in hardware has 1 to {MAX_ARRAY} elements, not {n}"));
                         Ty::Error
                     }
                     None => Ty::Error,
@@ -998,7 +992,7 @@ impl<'a> Cx<'a> {
                     let ty = self.resolve_type(&f.ty, TypeCtx::Value);
                     if ty == Ty::Error {
                         fields = None;
-                    } else if !ty.is_value() && !is_value_tuple(&ty) {
+                    } else if !holds_value(&ty) {
                         self.error(
                             &f.ty,
                             format!("a field of `{name}` must be a fixed-width value (an integer, bool, Mac, …), not `{ty}`"),
@@ -1086,10 +1080,12 @@ impl<'a> Cx<'a> {
             self.error(e, format!("`{name}` is declared with {len} elements but has {}", values.len()));
             return None;
         }
-        if values.is_empty() || len > 4096 {
+        if values.is_empty() || len > MAX_ARRAY as u128 {
             self.error(
                 &array.len,
-                format!("a constant array in hardware has 1 to 4096 elements (a lookup table); `{name}` has {len}"),
+                format!(
+                    "a constant array in hardware has 1 to {MAX_ARRAY} elements (a lookup table); `{name}` has {len}"
+                ),
             );
             return None;
         }
@@ -1460,12 +1456,16 @@ pub(crate) fn heap(what: &str) -> String {
     )
 }
 
-/// A tuple of 2 to 5 fixed-width values (or such tuples), which a state element holds as one
-/// value: its elements' bits concatenated, the first the most significant (`emu::Bits`).
-fn is_value_tuple(ty: &Ty) -> bool {
+/// The most elements a local or constant array may have.
+pub(crate) const MAX_ARRAY: u32 = 4096;
+
+/// Whether a state element (or a struct's field) can hold a `ty`: a fixed-width value, or a
+/// tuple of 2 to 5 of them or a module struct of them, held as one value (its elements' bits
+/// concatenated, the first the most significant, as `emu::Bits` lays it out).
+fn holds_value(ty: &Ty) -> bool {
     match ty {
-        Ty::Tuple(v) => (2..=5).contains(&v.len()) && v.iter().all(|t| t.is_value() || is_value_tuple(t)),
-        Ty::Struct(_, fields) => fields.iter().all(|(_, t)| t.is_value() || is_value_tuple(t)),
-        _ => false,
+        Ty::Tuple(v) => (2..=5).contains(&v.len()) && v.iter().all(holds_value),
+        Ty::Struct(_, fields) => fields.iter().all(|(_, t)| holds_value(t)),
+        t => t.is_value(),
     }
 }

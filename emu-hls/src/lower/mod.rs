@@ -27,8 +27,8 @@
 //! [`LowerError`] with the construct's span — never a panic.
 
 use crate::front::ast::{
-    Arm, BinOp, Block as AstBlock, Element, ElementKind, Expr, ExprKind, FieldKind, ForOver, Func, LibOp, LocalId, Pat, PatKind,
-    Place, Stmt, Ty, UnOp, Variant,
+    Arm, BinOp, Block as AstBlock, Element, ElementKind, Expr, ExprKind, FieldKind, ForOver, Func, LibOp, LocalId, Pat,
+    PatKind, Place, Stmt, Ty, UnOp, Variant,
 };
 use crate::front::Nf;
 use crate::ir::{
@@ -334,7 +334,10 @@ impl<'a> Lower<'a> {
                 if w > crate::ir::MAX_WIDTH {
                     return Err(LowerError::new(
                         span,
-                        format!("`{ty}` is {w} bits, more than the {} a value can have in hardware", crate::ir::MAX_WIDTH),
+                        format!(
+                            "`{ty}` is {w} bits, more than the {} a value can have in hardware",
+                            crate::ir::MAX_WIDTH
+                        ),
                     ));
                 }
                 Ok(w)
@@ -1087,9 +1090,10 @@ impl<'a> Lower<'a> {
             ExprKind::Index { base, index } => {
                 let Val::Tuple(items) = self.expr(base)? else { return Ok(Val::Never) };
                 if let Some(i) = const_of(index) {
-                    return items.into_iter().nth(i as usize).ok_or_else(|| {
-                        LowerError::new(span, "internal: a constant index past an array's end")
-                    });
+                    return items
+                        .into_iter()
+                        .nth(i as usize)
+                        .ok_or_else(|| LowerError::new(span, "internal: a constant index past an array's end"));
                 }
                 let Some(i) = self.sexpr(index)? else { return Ok(Val::Never) };
                 let scalars = items.iter().map(|v| scalar(v, span)).collect::<R<Vec<Value>>>()?;
@@ -1237,7 +1241,6 @@ impl<'a> Lower<'a> {
     fn lower_for(&mut self, var: Option<LocalId>, over: &ForOver, body: &AstBlock, span: Span) -> R<Val> {
         let trips = match over {
             ForOver::Range { start, end, .. } => end.saturating_sub(*start),
-            ForOver::Elements(v) => v.len() as u128,
             ForOver::Array(a) => match &a.ty {
                 Ty::Array(_, n) => *n as u128,
                 _ => 0,
@@ -1275,17 +1278,6 @@ impl<'a> Lower<'a> {
                 Val::Never => return Ok(Val::Never),
                 other => return Err(LowerError::new(span, format!("internal: a loop over {other:?}"))),
             },
-            ForOver::Elements(elements) => {
-                let mut v = Vec::with_capacity(elements.len());
-                for e in elements {
-                    let x = self.expr(e)?;
-                    if matches!(x, Val::Never) {
-                        return Ok(Val::Never);
-                    }
-                    v.push(x);
-                }
-                v
-            }
         };
         let exit_of = |l: &mut Self| l.frame().loops.pop().and_then(|c| c.exit);
         let mut exit = None;
@@ -1432,7 +1424,11 @@ impl<'a> Lower<'a> {
                         ),
                     ));
                 }
-                let (xx, yy) = if signed { (self.b.sext(x, 2 * w), self.b.sext(y, 2 * w)) } else { (self.b.zext(x, 2 * w), self.b.zext(y, 2 * w)) };
+                let (xx, yy) = if signed {
+                    (self.b.sext(x, 2 * w), self.b.sext(y, 2 * w))
+                } else {
+                    (self.b.zext(x, 2 * w), self.b.zext(y, 2 * w))
+                };
                 let wide = self.b.mul(xx, yy);
                 let r = self.b.trunc(wide, w);
                 let back = if signed { self.b.sext(r, 2 * w) } else { self.b.zext(r, 2 * w) };
@@ -1873,12 +1869,8 @@ impl<'a> Lower<'a> {
             LibOp::Method { ty, method } => self.method(ty, method, &vals, args, &e.ty, span)?,
             LibOp::Assoc { ty, name } => match (ty.as_str(), *name) {
                 ("Ipv4Addr", "new") => {
-                    let mut acc = sc(0)?;
-                    for i in 1..4 {
-                        let x = sc(i)?;
-                        acc = self.b.concat(acc, x);
-                    }
-                    Val::Scalar(acc)
+                    let octets = (0..4).map(sc).collect::<R<Vec<Value>>>()?;
+                    Val::Scalar(self.concat_all(&octets))
                 }
                 ("PortMask", "single") => {
                     let one = self.iconst(32, 1);
@@ -1904,8 +1896,7 @@ impl<'a> Lower<'a> {
                     if *name == "from_le_bytes" {
                         bytes.reverse();
                     }
-                    let first = bytes[0];
-                    Val::Scalar(bytes[1..].iter().fold(first, |acc, &b| self.b.concat(acc, b)))
+                    Val::Scalar(self.concat_all(&bytes))
                 }
                 (_, "new") | (_, "masked_new") => {
                     let w = self.width(&e.ty, span)?;
@@ -2042,6 +2033,24 @@ impl<'a> Lower<'a> {
         self.unpack(result, ty, span)
     }
 
+    /// `parts` as one value, the first the most significant.
+    fn concat_all(&mut self, parts: &[Value]) -> Value {
+        parts[1..].iter().fold(parts[0], |acc, &x| self.b.concat(acc, x))
+    }
+
+    /// `x` cut into fields of `widths` bits, the first the most significant (what
+    /// [`Self::concat_all`] puts together).
+    fn split(&mut self, x: Value, widths: &[u16]) -> Vec<Value> {
+        let mut at: u16 = widths.iter().sum();
+        widths
+            .iter()
+            .map(|&w| {
+                at -= w;
+                self.b.slice(x, at, w)
+            })
+            .collect()
+    }
+
     /// A tuple of values as one: the elements' bits concatenated, the first the most
     /// significant (as `emu::Bits` lays out a tuple); anything else as it is.
     fn pack(&mut self, v: &Val) -> Val {
@@ -2051,10 +2060,7 @@ impl<'a> Lower<'a> {
                 let scalars: Option<Vec<Value>> =
                     parts.iter().map(|p| if let Val::Scalar(x) = p { Some(*x) } else { None }).collect();
                 match scalars {
-                    Some(xs) => {
-                        let first = xs[0];
-                        Val::Scalar(xs[1..].iter().fold(first, |acc, &x| self.b.concat(acc, x)))
-                    }
+                    Some(xs) => Val::Scalar(self.concat_all(&xs)),
                     None => v.clone(),
                 }
             }
@@ -2068,15 +2074,9 @@ impl<'a> Lower<'a> {
             (Val::Scalar(x), Ty::Tuple(_) | Ty::Struct(..)) if !fields_of(ty).is_empty() => {
                 let types = fields_of(ty);
                 let widths = types.iter().map(|t| self.width(t, span)).collect::<R<Vec<u16>>>()?;
-                let mut at: u16 = widths.iter().sum();
-                let mut items = Vec::with_capacity(types.len());
-                for (t, w) in types.iter().zip(widths) {
-                    at -= w;
-                    let shifted = self.b.lshr_imm(x, at as u64);
-                    let part = Val::Scalar(self.b.trunc(shifted, w));
-                    items.push(self.unpack(part, t, span)?);
-                }
-                Val::Tuple(items)
+                let parts = self.split(x, &widths);
+                let items = parts.into_iter().zip(types).map(|(p, t)| self.unpack(Val::Scalar(p), t, span));
+                Val::Tuple(items.collect::<R<Vec<Val>>>()?)
             }
             (Val::Tuple(items), Ty::Tuple(_) | Ty::Struct(..)) if items.len() == fields_of(ty).len() => Val::Tuple(
                 items.into_iter().zip(fields_of(ty)).map(|(x, t)| self.unpack(x, t, span)).collect::<R<Vec<Val>>>()?,
@@ -2273,15 +2273,11 @@ impl<'a> Lower<'a> {
             (_, "to_be_bytes" | "to_le_bytes") => {
                 let x = sc(0)?;
                 let n = self.b.ty(x).width() / 8;
-                let mut bytes = Vec::with_capacity(n as usize);
-                for k in 0..n {
-                    let shifted = self.b.lshr_imm(x, 8 * (n - 1 - k) as u64);
-                    bytes.push(Val::Scalar(self.b.trunc(shifted, 8)));
-                }
+                let mut bytes = self.split(x, &vec![8; n as usize]);
                 if method == "to_le_bytes" {
                     bytes.reverse();
                 }
-                Val::Tuple(bytes)
+                Val::Tuple(bytes.into_iter().map(Val::Scalar).collect())
             }
             (_, "wrapping_add") => Val::Scalar(self.b.add(sc(0)?, sc(1)?)),
             (_, "wrapping_sub") => Val::Scalar(self.b.sub(sc(0)?, sc(1)?)),
@@ -2392,12 +2388,8 @@ impl<'a> Lower<'a> {
                 if !w.is_multiple_of(8) {
                     return Err(LowerError::new(span, "`swap_bytes` of a width that is not whole bytes"));
                 }
-                let mut acc = self.b.slice(x, 0, 8);
-                for i in 1..w / 8 {
-                    let byte = self.b.slice(x, 8 * i, 8);
-                    acc = self.b.concat(acc, byte);
-                }
-                Val::Scalar(acc)
+                let bytes: Vec<Value> = (0..w / 8).map(|i| self.b.slice(x, 8 * i, 8)).collect();
+                Val::Scalar(self.concat_all(&bytes))
             }
             (t, m) => return Err(LowerError::new(span, format!("`{t}::{m}` is not supported by the lowering yet"))),
         })

@@ -212,7 +212,7 @@ fn mask(width: usize) -> u128 {
 /// `at` counted from `out`'s least significant bit.
 fn put_bits(out: &mut [u8], src: &[u8], width: usize, at: usize) {
     let (n, m) = (out.len(), src.len());
-    if at % 8 == 0 && width % 8 == 0 {
+    if at.is_multiple_of(8) && width.is_multiple_of(8) {
         let (k, b) = (width / 8, at / 8);
         out[n - b - k..n - b].copy_from_slice(&src[m - k..]);
         return;
